@@ -1,0 +1,3 @@
+module github.com/rfc1738/fetch
+
+go 1.26

@@ -1,0 +1,70 @@
+package url
+
+// Character classes of RFC 1738 §2.2 and §5, as a table indexed by byte.
+const (
+	cAlpha = 1 << iota
+	cDigit
+	cSafe        // $ - _ . +
+	cExtra       // ! * ' ( ) ,
+	cReserved    // ; / ? : @ & =
+	cNational    // { } | \ ^ ~ [ ] `
+	cPunctuation // < > # % "
+	cHex
+)
+
+const cUnreserved = cAlpha | cDigit | cSafe | cExtra
+
+var class [256]uint8
+
+func init() {
+	for c := 'a'; c <= 'z'; c++ {
+		class[c] |= cAlpha
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		class[c] |= cAlpha
+	}
+	for c := '0'; c <= '9'; c++ {
+		class[c] |= cDigit | cHex
+	}
+	for _, c := range "abcdefABCDEF" {
+		class[c] |= cHex
+	}
+	for _, c := range "$-_.+" {
+		class[c] |= cSafe
+	}
+	for _, c := range "!*'()," {
+		class[c] |= cExtra
+	}
+	for _, c := range ";/?:@&=" {
+		class[c] |= cReserved
+	}
+	for _, c := range "{}|\\^~[]`" {
+		class[c] |= cNational
+	}
+	for _, c := range "<>#%\"" {
+		class[c] |= cPunctuation
+	}
+}
+
+func isAlpha(c byte) bool      { return class[c]&cAlpha != 0 }
+func isDigit(c byte) bool      { return class[c]&cDigit != 0 }
+func isHex(c byte) bool        { return class[c]&cHex != 0 }
+func isUnreserved(c byte) bool { return class[c]&cUnreserved != 0 }
+func isReserved(c byte) bool   { return class[c]&cReserved != 0 }
+
+// isXchar reports whether c may appear unencoded anywhere in a URL:
+// xchar = unreserved | reserved | escape (the '%' of an escape is checked apart).
+func isXchar(c byte) bool { return class[c]&(cUnreserved|cReserved) != 0 }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+const upperhex = "0123456789ABCDEF"

@@ -1,0 +1,180 @@
+package url
+
+import (
+	"strings"
+)
+
+// checkScheme applies the scheme-specific rules of RFC 1738 §3 and §5 to a
+// URL of a known scheme. A strict parser enforces each scheme's BNF; a
+// lenient one only what a typed view needs to be meaningful.
+func (p Parser) checkScheme(u *URL, off int) *Error {
+	path := u.Path
+	strict := !p.Lenient
+	switch family(u.Scheme) {
+	case "ftp":
+		body, code := splitTypecode(path)
+		if code == "" {
+			if i := strings.LastIndex(path, ";type="); i >= 0 && i+6 <= len(path) && strings.IndexByte(path[i+1:], '/') < 0 {
+				return &Error{Offset: off + i + 6, Expected: "typecode a, i or d at the end of the path"}
+			}
+		}
+		if strict {
+			return checkChars(body, off, "/?:@&=", "FTP path character")
+		}
+	case "file":
+		if strict {
+			if u.User != nil || u.Port != 0 {
+				return &Error{Offset: off - 1, Expected: "file URL with only a host"}
+			}
+			return checkChars(path, off, "/?:@&=", "file path character")
+		}
+	case "http":
+		if strict {
+			hpath, search, found := strings.Cut(path, "?")
+			if err := checkChars(hpath, off, "/;:@&=", "HTTP path character"); err != nil {
+				return err
+			}
+			if found {
+				if err := checkChars(search, off+len(hpath)+1, ";:@&=", "HTTP search character"); err != nil {
+					return err
+				}
+			}
+			if u.User != nil {
+				return &Error{Offset: 0, Expected: "no user or password in an http URL (RFC 1738 §3.3)"}
+			}
+		}
+	case "gopher":
+		// gtype selector %09 search %09 gopher+: every xchar is allowed.
+	case "mailto":
+		if path == "" {
+			return &Error{Offset: off, Expected: "an address after mailto:"}
+		}
+	case "news":
+		if path == "" {
+			return &Error{Offset: off, Expected: `newsgroup, "*" or message-id`}
+		}
+		if strict {
+			return checkNews(path, off)
+		}
+	case "nntp":
+		group, num, found := strings.Cut(path, "/")
+		if group == "" {
+			return &Error{Offset: off, Expected: "newsgroup name"}
+		}
+		if strict {
+			if err := checkGroup(group, off); err != nil {
+				return err
+			}
+		}
+		if found && (num != "" || strict) {
+			for i := 0; i < len(num) || i == 0; i++ {
+				if i >= len(num) || !isDigit(num[i]) {
+					return &Error{Offset: off + len(group) + 1 + i, Expected: "article number digits"}
+				}
+			}
+		}
+	case "telnet":
+		if path != "" {
+			return &Error{Offset: off, Expected: "end of telnet URL (only an optional '/' may follow the login)"}
+		}
+	case "wais":
+		if i := strings.IndexByte(path, '?'); i >= 0 {
+			if strict {
+				if err := checkChars(path[:i], off, "", "WAIS database character"); err != nil {
+					return err
+				}
+				return checkChars(path[i+1:], off+i+1, "", "WAIS search character")
+			}
+			return nil
+		}
+		parts := strings.Split(path, "/")
+		if len(parts) != 1 && len(parts) != 3 {
+			return &Error{Offset: off, Expected: "database, database?search or database/wtype/wpath"}
+		}
+		if strict {
+			o := off
+			for _, s := range parts {
+				if err := checkChars(s, o, "", "WAIS character (uchar)"); err != nil {
+					return err
+				}
+				o += len(s) + 1
+			}
+		}
+	case "prospero":
+		parts := strings.Split(path, ";")
+		o := off
+		if strict {
+			if err := checkChars(parts[0], o, "/?:@&=", "Prospero path character"); err != nil {
+				return err
+			}
+		}
+		o += len(parts[0]) + 1
+		for _, f := range parts[1:] {
+			eq := strings.IndexByte(f, '=')
+			if eq < 0 {
+				return &Error{Offset: o + len(f), Expected: "'=' in a ;fieldname=value"}
+			}
+			if strict {
+				if err := checkChars(f[:eq], o, "?:@&", "Prospero field name character"); err != nil {
+					return err
+				}
+				if err := checkChars(f[eq+1:], o+eq+1, "?:@&", "Prospero field value character"); err != nil {
+					return err
+				}
+			}
+			o += len(f) + 1
+		}
+	}
+	return nil
+}
+
+// checkChars checks that every byte of s is unreserved, an escape, or one of
+// extra; s has already passed checkXchars.
+func checkChars(s string, off int, extra, what string) *Error {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' {
+			i += 2
+			continue
+		}
+		if !isUnreserved(c) && strings.IndexByte(extra, c) < 0 {
+			return &Error{Offset: off + i, Expected: what + " (encode " + string(c) + " as %XX)"}
+		}
+	}
+	return nil
+}
+
+// checkNews applies grouppart = "*" | group | article.
+func checkNews(p string, off int) *Error {
+	if p == "*" {
+		return nil
+	}
+	at := strings.LastIndexByte(p, '@')
+	if at < 0 {
+		return checkGroup(p, off)
+	}
+	if at == 0 {
+		return &Error{Offset: off, Expected: "message-id before '@'"}
+	}
+	if err := checkChars(p[:at], off, ";/?:&=", "message-id character"); err != nil {
+		return err
+	}
+	if i, ok := (Parser{}).checkHost(p[at+1:]); !ok || at+1 == len(p) {
+		return &Error{Offset: off + at + 1 + i, Expected: "host after '@' in the message-id"}
+	}
+	return nil
+}
+
+// checkGroup applies group = alpha *[ alpha | digit | "-" | "." | "+" | "_" ].
+func checkGroup(g string, off int) *Error {
+	if g == "" || !isAlpha(g[0]) {
+		return &Error{Offset: off, Expected: "newsgroup name starting with a letter"}
+	}
+	for i := 1; i < len(g); i++ {
+		c := g[i]
+		if !isAlpha(c) && !isDigit(c) && c != '-' && c != '.' && c != '+' && c != '_' {
+			return &Error{Offset: off + i, Expected: "newsgroup name character"}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package url
+
+// Scheme holds the facts about one URL scheme that the parser and the fetch
+// client need: its default port, whether it uses the common Internet scheme
+// syntax of RFC 1738 §3.1 ("//" login), and whether it names a data object
+// that can be retrieved (mailto and telnet do not, §3.5 and §3.8).
+type Scheme struct {
+	Name        string // lower-case
+	DefaultPort int    // 0 when the scheme has none
+	Hier        bool   // "//" login follows the colon
+	Data        bool   // the URL names a retrievable data object
+	RFC1738     bool   // defined by RFC 1738 itself (the others are later companions)
+}
+
+var schemes = [...]Scheme{
+	{Name: "ftp", DefaultPort: 21, Hier: true, Data: true, RFC1738: true},
+	{Name: "http", DefaultPort: 80, Hier: true, Data: true, RFC1738: true},
+	{Name: "gopher", DefaultPort: 70, Hier: true, Data: true, RFC1738: true},
+	{Name: "mailto", Data: false, RFC1738: true},
+	{Name: "news", Data: true, RFC1738: true},
+	{Name: "nntp", DefaultPort: 119, Hier: true, Data: true, RFC1738: true},
+	{Name: "telnet", DefaultPort: 23, Hier: true, Data: false, RFC1738: true},
+	{Name: "wais", DefaultPort: 210, Hier: true, Data: true, RFC1738: true},
+	{Name: "file", Hier: true, Data: true, RFC1738: true},
+	{Name: "prospero", DefaultPort: 1525, Hier: true, Data: true, RFC1738: true},
+	// Secure variants in common use, with the syntax of their plain scheme.
+	{Name: "https", DefaultPort: 443, Hier: true, Data: true},
+	{Name: "ftps", DefaultPort: 990, Hier: true, Data: true},
+	{Name: "gophers", DefaultPort: 70, Hier: true, Data: true},
+	{Name: "nntps", DefaultPort: 563, Hier: true, Data: true},
+	{Name: "snews", Data: true},
+}
+
+// LookupScheme returns the facts about a known scheme, given in lower case.
+func LookupScheme(name string) (Scheme, bool) {
+	for _, s := range schemes {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scheme{}, false
+}
+
+// Schemes returns every scheme the package knows, RFC 1738's ten first.
+func Schemes() []Scheme {
+	out := make([]Scheme, len(schemes))
+	copy(out, schemes[:])
+	return out
+}
+
+// family maps a secure variant onto the plain scheme whose syntax it shares.
+func family(scheme string) string {
+	switch scheme {
+	case "https":
+		return "http"
+	case "ftps":
+		return "ftp"
+	case "gophers":
+		return "gopher"
+	case "nntps":
+		return "nntp"
+	case "snews":
+		return "news"
+	}
+	return scheme
+}
+
+// Family returns the RFC 1738 scheme whose syntax the URL follows: "http"
+// for https, "ftp" for ftps, "gopher" for gophers, "nntp" for nntps, "news"
+// for snews, and the scheme itself otherwise.
+func (u *URL) Family() string { return family(u.Scheme) }

@@ -1,0 +1,498 @@
+// Package url parses Uniform Resource Locators exactly as RFC 1738 defines
+// them: the generic syntax of §2 and §5, the common Internet scheme syntax of
+// §3.1, and a typed view for each of the ten schemes of §3.
+//
+// A Parser is strict by default: the input must match the BNF of §5, with
+// unsafe and national characters encoded. A lenient Parser accepts what
+// real-world text holds (raw spaces, '~', a "#fragment", IPv6 literals) and
+// encodes it. Either way the parsed URL keeps the distinctions the RFC
+// draws: no user versus an empty user, an explicit versus a default port, the
+// raw (encoded) path versus its decoded parts.
+package url
+
+import (
+	"strconv"
+	"strings"
+)
+
+// URL is a parsed URL. The raw components (Path, Fragment) are kept encoded,
+// exactly as parsed; the typed views (FTP, HTTP, Gopher, ...) decode them.
+type URL struct {
+	// Scheme is the scheme name, lower-cased.
+	Scheme string
+	// User is the login's user and password, decoded; nil when the URL has
+	// no "user@" part. "ftp://@h/" has a non-nil User with an empty name.
+	User *Userinfo
+	// Host is the host name or address, without brackets for IPv6; "" when
+	// the URL has none.
+	Host string
+	// Port is the explicit port, or 0 when the URL gives none.
+	Port int
+	// Slash reports whether a "/" followed the host and port.
+	Slash bool
+	// Path is the raw url-path after that "/" (still encoded), or for schemes
+	// without "//" the whole scheme-specific part.
+	Path string
+	// Fragment is the raw text after '#', accepted by a lenient Parser only.
+	Fragment string
+	// HasFragment reports whether a '#' was present.
+	HasFragment bool
+	// Hier reports whether the URL used the "//" login syntax of §3.1.
+	Hier bool
+}
+
+// Userinfo is the user and password of a login (RFC 1738 §3.1), decoded.
+type Userinfo struct {
+	Username    string
+	Password    string
+	HasPassword bool // "user:@host" has an empty password; "user@host" none
+}
+
+// User returns a Userinfo with a user name and no password.
+func User(name string) *Userinfo { return &Userinfo{Username: name} }
+
+// UserPassword returns a Userinfo with a user name and a password.
+func UserPassword(name, password string) *Userinfo {
+	return &Userinfo{Username: name, Password: password, HasPassword: true}
+}
+
+// Parser parses URLs. Its zero value is strict.
+type Parser struct {
+	// Lenient accepts raw spaces, national characters ('~', '{', ...),
+	// non-ASCII bytes, stray '%' signs, a "#fragment", IPv6 literals and an
+	// empty port, encoding what must be encoded. The default is strict.
+	Lenient bool
+}
+
+// Parse parses rawURL strictly by the BNF of RFC 1738 §5.
+func Parse(rawURL string) (*URL, error) { return Parser{}.Parse(rawURL) }
+
+// ParseLenient parses rawURL as a lenient Parser does.
+func ParseLenient(rawURL string) (*URL, error) { return Parser{Lenient: true}.Parse(rawURL) }
+
+// Parse parses rawURL. A malformed URL yields an *Error giving the byte
+// offset where parsing stopped; its Input has any password redacted.
+func (p Parser) Parse(rawURL string) (*URL, error) {
+	u := new(URL)
+	if err := p.parse(u, rawURL); err != nil {
+		err.Input = redactRaw(rawURL)
+		return nil, err
+	}
+	return u, nil
+}
+
+func (p Parser) parse(u *URL, s string) *Error {
+	off := 0 // offset of s within the original input
+	if p.Lenient {
+		t := strings.TrimLeft(s, " \t\r\n\f\v")
+		off = len(s) - len(t)
+		s = strings.TrimRight(t, " \t\r\n\f\v")
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return &Error{Offset: off + i, Expected: "no control character"}
+		}
+	}
+	// scheme ":"
+	colon := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ':' {
+			colon = i
+			break
+		}
+		if !isAlpha(c) && !isDigit(c) && c != '+' && c != '-' && c != '.' {
+			return &Error{Offset: off + i, Expected: "scheme character or ':'"}
+		}
+	}
+	if colon < 0 {
+		return &Error{Offset: off + len(s), Expected: "':' after the scheme name"}
+	}
+	if colon == 0 {
+		return &Error{Offset: off, Expected: "scheme name"}
+	}
+	u.Scheme = lower(s[:colon])
+	rest := s[colon+1:]
+	off += colon + 1
+
+	if p.Lenient {
+		if i := strings.IndexByte(rest, '#'); i >= 0 {
+			frag, err := normalize(rest[i+1:], off+i+1)
+			if err != nil {
+				return err
+			}
+			u.Fragment, u.HasFragment = frag, true
+			rest = rest[:i]
+		}
+	}
+
+	info, known := LookupScheme(u.Scheme)
+	if (known && info.Hier) || (!known && strings.HasPrefix(rest, "//")) {
+		if !strings.HasPrefix(rest, "//") {
+			return &Error{Offset: off, Expected: `"//" after "` + u.Scheme + `:"`}
+		}
+		u.Hier = true
+		rest = rest[2:]
+		off += 2
+		end := strings.IndexByte(rest, '/')
+		if p.Lenient {
+			if q := strings.IndexByte(rest, '?'); q >= 0 && (end < 0 || q < end) {
+				end = q
+			}
+		}
+		if end < 0 {
+			end = len(rest)
+		}
+		if err := p.parseLogin(u, rest[:end], off); err != nil {
+			return err
+		}
+		if end < len(rest) {
+			u.Slash = true
+			if rest[end] == '/' {
+				end++
+			}
+		}
+		off += end
+		rest = rest[end:]
+		if u.Host == "" && u.Scheme != "file" && known {
+			return &Error{Offset: off - 1, Expected: "host"}
+		}
+	}
+	if p.Lenient {
+		n, err := normalize(rest, off)
+		if err != nil {
+			return err
+		}
+		rest = n
+	} else if err := checkXchars(rest, off); err != nil {
+		return err
+	}
+	u.Path = rest
+	if !p.Lenient || known {
+		if err := p.checkScheme(u, off); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseLogin parses login = [ user [ ":" password ] "@" ] hostport.
+func (p Parser) parseLogin(u *URL, login string, off int) *Error {
+	if at := strings.LastIndexByte(login, '@'); at >= 0 {
+		ui := login[:at]
+		name, pass, hasPass := ui, "", false
+		if c := strings.IndexByte(ui, ':'); c >= 0 {
+			name, pass, hasPass = ui[:c], ui[c+1:], true
+		}
+		dn, err := p.userPart(name, off)
+		if err != nil {
+			return err
+		}
+		dp, err := p.userPart(pass, off+len(name)+1)
+		if err != nil {
+			return err
+		}
+		u.User = &Userinfo{Username: dn, Password: dp, HasPassword: hasPass}
+		off += at + 1
+		login = login[at+1:]
+	}
+	hostport := login
+	host, port := hostport, ""
+	hasPort := false
+	if strings.HasPrefix(hostport, "[") {
+		if !p.Lenient {
+			return &Error{Offset: off, Expected: "host name or IPv4 address (IPv6 literals need a lenient parser)"}
+		}
+		rb := strings.IndexByte(hostport, ']')
+		if rb < 0 {
+			return &Error{Offset: off + len(hostport), Expected: "']' closing the IPv6 address"}
+		}
+		host = hostport[1:rb]
+		if !validIPv6(host) {
+			return &Error{Offset: off + 1, Expected: "IPv6 address"}
+		}
+		after := hostport[rb+1:]
+		if after != "" {
+			if after[0] != ':' {
+				return &Error{Offset: off + rb + 1, Expected: "':' port or '/'"}
+			}
+			port, hasPort = after[1:], true
+		}
+	} else {
+		if c := strings.IndexByte(hostport, ':'); c >= 0 {
+			host, port, hasPort = hostport[:c], hostport[c+1:], true
+		}
+		if i, ok := p.checkHost(host); !ok {
+			return &Error{Offset: off + i, Expected: "host name or IPv4 address"}
+		}
+	}
+	u.Host = host
+	if hasPort {
+		poff := off + len(hostport) - len(port)
+		if port == "" {
+			if !p.Lenient {
+				return &Error{Offset: poff, Expected: "port digits"}
+			}
+			return nil
+		}
+		n := 0
+		for i := 0; i < len(port); i++ {
+			if !isDigit(port[i]) {
+				return &Error{Offset: poff + i, Expected: "port digits"}
+			}
+			n = n*10 + int(port[i]-'0')
+			if n > 65535 {
+				return &Error{Offset: poff, Expected: "port from 1 to 65535"}
+			}
+		}
+		if n == 0 {
+			return &Error{Offset: poff, Expected: "port from 1 to 65535"}
+		}
+		u.Port = n
+	}
+	return nil
+}
+
+// userPart validates and decodes a user or password:
+// *[ uchar | ";" | "?" | "&" | "=" ].
+func (p Parser) userPart(s string, off int) (string, *Error) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%':
+			if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+				i += 2
+				continue
+			}
+			if !p.Lenient {
+				return "", &Error{Offset: off + i, Expected: "two hex digits after '%'"}
+			}
+		case isUnreserved(c) || c == ';' || c == '?' || c == '&' || c == '=':
+		default:
+			if !p.Lenient {
+				return "", &Error{Offset: off + i, Expected: "user or password character (encode others as %XX)"}
+			}
+		}
+	}
+	if strings.IndexByte(s, '%') < 0 {
+		return s, nil
+	}
+	if p.Lenient {
+		n, _ := normalize(s, off)
+		s = n
+	}
+	return unescape(s), nil
+}
+
+// checkHost validates host = hostname | hostnumber, returning the offset of
+// the first bad byte. The empty host is left to the caller.
+func (p Parser) checkHost(h string) (int, bool) {
+	if h == "" {
+		return 0, true
+	}
+	if p.Lenient {
+		for i := 0; i < len(h); i++ {
+			c := h[i]
+			if !isAlpha(c) && !isDigit(c) && c != '-' && c != '.' && c != '_' {
+				return i, false
+			}
+		}
+		return 0, true
+	}
+	// hostname = *[ domainlabel "." ] toplabel; hostnumber = 4 digit groups.
+	labels := strings.Split(h, ".")
+	allDigits := len(labels) == 4
+	off := 0
+	for li, l := range labels {
+		if l == "" {
+			return off, false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !isAlpha(c) && !isDigit(c) && c != '-' {
+				return off + i, false
+			}
+			if !isDigit(c) {
+				allDigits = false
+			}
+		}
+		if l[0] == '-' || l[len(l)-1] == '-' {
+			return off, false
+		}
+		if li == len(labels)-1 && !allDigits && !isAlpha(l[0]) {
+			return off, false
+		}
+		off += len(l) + 1
+	}
+	return 0, true
+}
+
+func validIPv6(h string) bool {
+	if h == "" || strings.Count(h, ":") < 2 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !isHex(c) && c != ':' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkXchars checks that s is *xchar: unreserved, reserved or an escape.
+func checkXchars(s string, off int) *Error {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' {
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return &Error{Offset: off + i, Expected: "two hex digits after '%'"}
+			}
+			i += 2
+			continue
+		}
+		if !isXchar(c) {
+			return &Error{Offset: off + i, Expected: "an encoded " + strconv.QuoteRune(rune(c)) + " (unsafe or national characters must be %XX)"}
+		}
+	}
+	return nil
+}
+
+// normalize encodes, for a lenient parser, every byte that is not an xchar
+// and every '%' that does not begin an escape. It allocates only when it
+// changes s.
+func normalize(s string, off int) (string, *Error) {
+	bad := 0
+	for i := 0; i < len(s); i++ {
+		if needsNormalize(s, i) {
+			bad++
+		}
+	}
+	if bad == 0 {
+		return s, nil
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2*bad)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if needsNormalize(s, i) {
+			b.WriteByte('%')
+			b.WriteByte(upperhex[c>>4])
+			b.WriteByte(upperhex[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+func needsNormalize(s string, i int) bool {
+	c := s[i]
+	if c == '%' {
+		return i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2])
+	}
+	return !isXchar(c)
+}
+
+func lower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
+// EffectivePort returns the explicit port, else the scheme's default port,
+// else 0.
+func (u *URL) EffectivePort() int {
+	if u.Port != 0 {
+		return u.Port
+	}
+	if s, ok := LookupScheme(u.Scheme); ok {
+		return s.DefaultPort
+	}
+	return 0
+}
+
+// HostPort returns "host:port" with the effective port, bracketing an IPv6
+// address, ready for net.Dial.
+func (u *URL) HostPort() string {
+	h := u.Host
+	if strings.IndexByte(h, ':') >= 0 {
+		h = "[" + h + "]"
+	}
+	return h + ":" + strconv.Itoa(u.EffectivePort())
+}
+
+// String returns the URL in canonical form, which parses back to an equal
+// URL with the Parser that produced it.
+func (u *URL) String() string { return u.format(false) }
+
+// Redacted is like String but shows any password as "****".
+func (u *URL) Redacted() string { return u.format(true) }
+
+func (u *URL) format(redact bool) string {
+	var b strings.Builder
+	b.Grow(len(u.Scheme) + len(u.Host) + len(u.Path) + 16)
+	b.WriteString(u.Scheme)
+	b.WriteByte(':')
+	if u.Hier {
+		b.WriteString("//")
+		if u.User != nil {
+			b.WriteString(EscapeUserinfo(u.User.Username))
+			if u.User.HasPassword {
+				b.WriteByte(':')
+				if redact && u.User.Password != "" {
+					b.WriteString("****")
+				} else {
+					b.WriteString(EscapeUserinfo(u.User.Password))
+				}
+			}
+			b.WriteByte('@')
+		}
+		if strings.IndexByte(u.Host, ':') >= 0 {
+			b.WriteByte('[')
+			b.WriteString(u.Host)
+			b.WriteByte(']')
+		} else {
+			b.WriteString(u.Host)
+		}
+		if u.Port != 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(u.Port))
+		}
+		if u.Slash {
+			b.WriteByte('/')
+		}
+	}
+	b.WriteString(u.Path)
+	if u.HasFragment {
+		b.WriteByte('#')
+		b.WriteString(u.Fragment)
+	}
+	return b.String()
+}
+
+// redactRaw hides the password of a URL that may not parse, for error
+// messages: the text between the first ':' after "//" and the last '@'
+// before the next '/'.
+func redactRaw(s string) string {
+	i := strings.Index(s, "//")
+	if i < 0 {
+		return s
+	}
+	auth := s[i+2:]
+	if j := strings.IndexByte(auth, '/'); j >= 0 {
+		auth = auth[:j]
+	}
+	at := strings.LastIndexByte(auth, '@')
+	if at < 0 {
+		return s
+	}
+	c := strings.IndexByte(auth[:at], ':')
+	if c < 0 || c+1 == at {
+		return s
+	}
+	return s[:i+2+c+1] + "****" + s[i+2+at:]
+}
