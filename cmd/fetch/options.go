@@ -1,0 +1,222 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rfc1738/fetch/schemes"
+)
+
+// config is everything the command line sets.
+type config struct {
+	output      string // -o
+	remoteName  bool   // -O
+	outputDir   string // --output-dir
+	inputFiles  []string
+	parallel    int
+	perHost     int
+	user        string // -u USER[:PASS]
+	hasUser     bool
+	silent      bool
+	showErrors  bool
+	verbose     bool
+	head        bool
+	json        bool
+	connectTO   time.Duration
+	maxTime     time.Duration
+	resume      bool // -C -
+	retry       int
+	portOK      bool
+	netrc       bool
+	dryRun      bool
+	strict      bool
+	insecure    bool
+	cacert      string
+	data        string // --data @FILE | - | text
+	hasData     bool
+	menu        bool
+	help        bool
+	version     bool
+	urls        []string
+	schemes     schemes.Config
+	schemeFlags map[string]string // scheme-specific options seen, for the record
+}
+
+// option is one command-line option. Long names are given without dashes.
+type option struct {
+	long  string
+	short byte   // 0 when none
+	arg   string // the argument's name; "" for a switch
+	help  string
+	set   func(c *config, v string) error
+}
+
+// schemeOptions are the options of individual schemes; each scheme's file
+// in this package appends its own (see options_*.go).
+var schemeOptions []option
+
+func seconds(v string) (time.Duration, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("want a number of seconds, got %q", v)
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
+func positive(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("want a whole number of at least 1, got %q", v)
+	}
+	return n, nil
+}
+
+var commonOptions = []option{
+	{long: "output", short: 'o', arg: "FILE", help: "write to FILE (atomically: renamed into place when complete)",
+		set: func(c *config, v string) error { c.output = v; return nil }},
+	{long: "remote-name", short: 'O', help: "write to the URL's last path segment, in the current folder or --output-dir",
+		set: func(c *config, _ string) error { c.remoteName = true; return nil }},
+	{long: "output-dir", arg: "DIR", help: "folder for -O",
+		set: func(c *config, v string) error { c.outputDir = v; return nil }},
+	{long: "input-file", short: 'K', arg: "FILE", help: "read URLs one a line from FILE (- for stdin); blank lines and # comments skipped",
+		set: func(c *config, v string) error { c.inputFiles = append(c.inputFiles, v); return nil }},
+	{long: "parallel", arg: "N", help: "up to N transfers at once (default 1)",
+		set: func(c *config, v string) (err error) { c.parallel, err = positive(v); return }},
+	{long: "per-host", arg: "N", help: "at most N connections to one host:port (default 2)",
+		set: func(c *config, v string) (err error) { c.perHost, err = positive(v); return }},
+	{long: "user", short: 'u', arg: "USER[:PASS]", help: "credentials for URLs that carry none",
+		set: func(c *config, v string) error { c.user, c.hasUser = v, true; return nil }},
+	{long: "netrc", help: "take credentials from ~/.netrc (or $NETRC)",
+		set: func(c *config, _ string) error { c.netrc = true; return nil }},
+	{long: "silent", short: 's', help: "no progress bar and no error messages",
+		set: func(c *config, _ string) error { c.silent = true; return nil }},
+	{long: "show-error", short: 'S', help: "with -s, still print errors",
+		set: func(c *config, _ string) error { c.showErrors = true; return nil }},
+	{long: "verbose", short: 'v', help: "protocol trace on stderr (passwords shown as ****)",
+		set: func(c *config, _ string) error { c.verbose = true; return nil }},
+	{long: "head", short: 'I', help: "metadata only: size, modification time, media type, kind",
+		set: func(c *config, _ string) error { c.head = true; return nil }},
+	{long: "json", help: "with -I, print one JSON object per URL",
+		set: func(c *config, _ string) error { c.json = true; return nil }},
+	{long: "connect-timeout", arg: "S", help: "seconds allowed for each connection to open",
+		set: func(c *config, v string) (err error) { c.connectTO, err = seconds(v); return }},
+	{long: "max-time", short: 'm', arg: "S", help: "seconds allowed for each whole transfer",
+		set: func(c *config, v string) (err error) { c.maxTime, err = seconds(v); return }},
+	{long: "continue-at", short: 'C', arg: "-", help: "resume a partial -o file where the protocol allows (only '-' is accepted)",
+		set: func(c *config, v string) error {
+			if v != "-" {
+				return fmt.Errorf("only '-C -' (resume where the file ends) is supported, got %q", v)
+			}
+			c.resume = true
+			return nil
+		}},
+	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation) up to N times, with backoff",
+		set: func(c *config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("want a whole number, got %q", v)
+			}
+			c.retry = n
+			return nil
+		}},
+	{long: "allow-port-override", help: "permit a port below 1024 that belongs to another protocol",
+		set: func(c *config, _ string) error { c.portOK = true; return nil }},
+	{long: "dry-run", help: "connect to nothing; print the protocol lines each URL means",
+		set: func(c *config, _ string) error { c.dryRun = true; return nil }},
+	{long: "strict", help: "parse exactly by RFC 1738's BNF (default: lenient)",
+		set: func(c *config, _ string) error { c.strict = true; return nil }},
+	{long: "insecure", short: 'k', help: "do not verify TLS certificates",
+		set: func(c *config, _ string) error { c.insecure = true; return nil }},
+	{long: "cacert", arg: "FILE", help: "verify TLS peers with the PEM certificates in FILE",
+		set: func(c *config, v string) error { c.cacert = v; return nil }},
+	{long: "data", short: 'd', arg: "DATA", help: "message to send (mailto): @FILE, - for stdin, or the text itself",
+		set: func(c *config, v string) error { c.data, c.hasData = v, true; return nil }},
+	{long: "menu", help: "render menus and listings for reading, each item with its URL",
+		set: func(c *config, _ string) error { c.menu = true; return nil }},
+	{long: "help", short: 'h', help: "show this help",
+		set: func(c *config, _ string) error { c.help = true; return nil }},
+	{long: "version", short: 'V', help: "show the version",
+		set: func(c *config, _ string) error { c.version = true; return nil }},
+}
+
+func allOptions() []option {
+	return append(append([]option(nil), commonOptions...), schemeOptions...)
+}
+
+// usageError is a bad command line (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// parseArgs parses the command line in the manner of curl: short options
+// may be combined (-sS), a short option's argument may be attached (-ofile)
+// or follow, long options take --name VALUE or --name=VALUE, and "--" ends
+// the options.
+func parseArgs(args []string) (*config, error) {
+	c := &config{parallel: 1, perHost: 2}
+	opts := allOptions()
+	byLong := map[string]*option{}
+	byShort := map[byte]*option{}
+	for i := range opts {
+		byLong[opts[i].long] = &opts[i]
+		if opts[i].short != 0 {
+			byShort[opts[i].short] = &opts[i]
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			c.urls = append(c.urls, args[i+1:]...)
+			return c, nil
+		case strings.HasPrefix(a, "--"):
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			o := byLong[name]
+			if o == nil {
+				return nil, &usageError{fmt.Sprintf("unknown option --%s (see fetch --help)", name)}
+			}
+			if o.arg == "" {
+				if hasVal {
+					return nil, &usageError{fmt.Sprintf("option --%s takes no value", name)}
+				}
+			} else if !hasVal {
+				if i+1 >= len(args) {
+					return nil, &usageError{fmt.Sprintf("option --%s needs %s", name, o.arg)}
+				}
+				i++
+				val = args[i]
+			}
+			if err := o.set(c, val); err != nil {
+				return nil, &usageError{fmt.Sprintf("--%s: %v", name, err)}
+			}
+		case len(a) > 1 && a[0] == '-':
+			for j := 1; j < len(a); j++ {
+				o := byShort[a[j]]
+				if o == nil {
+					return nil, &usageError{fmt.Sprintf("unknown option -%c (see fetch --help)", a[j])}
+				}
+				val := ""
+				if o.arg != "" {
+					if j+1 < len(a) {
+						val = a[j+1:]
+					} else if i+1 < len(args) {
+						i++
+						val = args[i]
+					} else {
+						return nil, &usageError{fmt.Sprintf("option -%c needs %s", a[j], o.arg)}
+					}
+					j = len(a)
+				}
+				if err := o.set(c, val); err != nil {
+					return nil, &usageError{fmt.Sprintf("-%c: %v", o.short, err)}
+				}
+			}
+		default:
+			c.urls = append(c.urls, a)
+		}
+	}
+	return c, nil
+}
+
