@@ -4,6 +4,7 @@ package schemes
 
 import (
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/schemes/file"
 )
 
 // Config holds the scheme-specific settings of the built-in handlers. The
@@ -16,4 +17,5 @@ type Config struct {
 // Register registers every built-in handler in c, configured by cfg.
 func Register(c *fetch.Client, cfg Config) {
 	// One line per scheme: c.Register("name", handler).
+	c.Register("file", &file.Handler{})
 }
