@@ -219,4 +219,3 @@ func parseArgs(args []string) (*config, error) {
 	}
 	return c, nil
 }
-

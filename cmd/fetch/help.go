@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// writeHelp prints the usage for a newcomer: what the command does, the
+// forms, every option, the exit codes, and examples.
+func writeHelp(w io.Writer) {
+	var b strings.Builder
+	b.WriteString(`fetch - fetch the resources named by URLs of every RFC 1738 scheme:
+ftp, http(s), gopher, mailto, news, nntp, telnet, wais, file, prospero.
+
+Usage:
+  fetch [options] URL...            fetch each URL; the bytes go to stdout
+  fetch parse [--json] [--strict] URL...
+                                    print each URL's parsed components
+  fetch --help | --version
+
+Options:
+`)
+	for _, o := range allOptions() {
+		name := "    --" + o.long
+		if o.short != 0 {
+			name = fmt.Sprintf("-%c, --%s", o.short, o.long)
+		}
+		if o.arg != "" {
+			name += " " + o.arg
+		}
+		fmt.Fprintf(&b, "  %-30s %s\n", name, o.help)
+	}
+	b.WriteString(`
+Exit codes:
+  0 every URL fetched completely     6 login or authentication refused
+  1 other failure                    7 the resource does not exist
+  2 usage error                      8 protocol error (unexpected reply)
+  3 malformed URL                    9 transfer incomplete
+  4 scheme or operation unsupported 10 timeout
+  5 could not resolve or connect    11 refused by safety policy (RFC 1738 §6)
+
+Examples:
+  fetch file:///etc/hostname
+  fetch -o rfc1738.txt ftp://ftp.example.org/rfc/rfc1738.txt
+  fetch --dry-run 'ftp://ftp.example.org/%2Fetc/motd'
+  fetch parse --json 'gopher://gopher.example.org/7search%09words'
+  fetch -I --json http://www.example.org/
+`)
+	io.WriteString(w, b.String())
+}

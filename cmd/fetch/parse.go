@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/rfc1738/fetch/url"
+)
+
+// runParse is "fetch parse [--json] [--strict] URL...": each URL's parsed
+// components, as CONTRACT §3 says. It exits 3 when any URL is malformed.
+func runParse(args []string, stdout, stderr io.Writer) int {
+	asJSON, strict := false, false
+	var urls []string
+	for i, a := range args {
+		switch a {
+		case "--json":
+			asJSON = true
+		case "--strict":
+			strict = true
+		case "--":
+			urls = append(urls, args[i+1:]...)
+		default:
+			if len(a) > 1 && a[0] == '-' && len(urls) == 0 {
+				fmt.Fprintf(stderr, "fetch parse: unknown option %s (usage: fetch parse [--json] [--strict] URL...)\n", a)
+				return 2
+			}
+			urls = append(urls, a)
+		}
+		if a == "--" {
+			break
+		}
+	}
+	if len(urls) == 0 {
+		fmt.Fprintln(stderr, "fetch parse: no URL given (usage: fetch parse [--json] [--strict] URL...)")
+		return 2
+	}
+	p := url.Parser{Lenient: !strict}
+	code := 0
+	for _, raw := range urls {
+		u, err := p.Parse(raw)
+		if err != nil {
+			code = 3
+			var pe *url.Error
+			off := -1
+			if errors.As(err, &pe) {
+				off = pe.Offset
+			}
+			if asJSON {
+				b, _ := json.Marshal(map[string]any{"error": err.Error(), "offset": off})
+				fmt.Fprintf(stdout, "%s\n", b)
+			} else {
+				fmt.Fprintf(stderr, "fetch parse: %v\n", err)
+			}
+			continue
+		}
+		if asJSON {
+			stdout.Write(parseJSON(u))
+			io.WriteString(stdout, "\n")
+		} else {
+			writeParseText(stdout, u)
+		}
+	}
+	return code
+}
+
+// field is one key of the JSON object, in order.
+type field struct {
+	key string
+	val any
+}
+
+// commonFields are the keys present for every URL.
+func commonFields(u *url.URL) []field {
+	var user, pass any
+	if u.User != nil {
+		user = u.User.Username
+		if u.User.HasPassword {
+			pass = u.User.Password
+		}
+	}
+	var port any
+	if p := u.EffectivePort(); p != 0 {
+		port = p
+	}
+	return []field{
+		{"scheme", u.Scheme}, {"user", user}, {"password", pass},
+		{"host", u.Host}, {"port", port}, {"path", u.Path},
+	}
+}
+
+// schemeFields is the object named after the scheme, or nil for a scheme
+// without one.
+func schemeFields(u *url.URL) []field {
+	opt := func(s string, ok bool) any {
+		if ok {
+			return s
+		}
+		return nil
+	}
+	switch u.Family() {
+	case "ftp":
+		v := u.FTP()
+		cwd := v.Cwd
+		if cwd == nil {
+			cwd = []string{}
+		}
+		return []field{{"cwd", cwd}, {"name", v.Name}, {"typecode", v.Typecode}}
+	case "http":
+		v := u.HTTP()
+		return []field{{"path", v.Path}, {"search", opt(v.Search, v.HasSearch)}}
+	case "gopher":
+		v := u.Gopher()
+		return []field{{"type", v.Type}, {"selector", v.Selector}, {"search", opt(v.Search, v.HasSearch)}, {"plus", opt(v.Plus, v.HasPlus)}}
+	case "mailto":
+		return []field{{"address", u.Mailto().Address}}
+	case "news":
+		v := u.News()
+		if v.Article != "" {
+			return []field{{"article", v.Article}}
+		}
+		return []field{{"group", v.Group}}
+	case "nntp":
+		v := u.NNTP()
+		var n any
+		if v.HasArticle {
+			n = v.Article
+		}
+		return []field{{"group", v.Group}, {"article", n}}
+	case "telnet":
+		return []field{}
+	case "wais":
+		v := u.WAIS()
+		return []field{{"database", v.Database}, {"search", opt(v.Search, v.HasSearch)}, {"wtype", opt(v.WType, v.HasDoc)}, {"wpath", opt(v.WPath, v.HasDoc)}}
+	case "file":
+		return []field{{"path", u.File().Path}}
+	case "prospero":
+		v := u.Prospero()
+		fields := map[string]string{}
+		for _, f := range v.Fields {
+			fields[f.Name] = f.Value
+		}
+		return []field{{"hsoname", v.HSOName}, {"fields", fields}}
+	}
+	return nil
+}
+
+// parseJSON renders u as the one-line JSON object of CONTRACT §3.
+func parseJSON(u *url.URL) []byte {
+	var b bytes.Buffer
+	writeObject(&b, commonFields(u))
+	if sf := schemeFields(u); sf != nil {
+		b.Truncate(b.Len() - 1)
+		b.WriteByte(',')
+		k, _ := json.Marshal(u.Scheme)
+		b.Write(k)
+		b.WriteByte(':')
+		writeObject(&b, sf)
+		b.WriteByte('}')
+	}
+	return b.Bytes()
+}
+
+func writeObject(b *bytes.Buffer, fs []field) {
+	b.WriteByte('{')
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.key)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(f.val)
+		if err != nil {
+			v = []byte("null")
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+}
+
+// writeParseText prints the components for reading, one "key: value" a line,
+// with a blank line after each URL.
+func writeParseText(w io.Writer, u *url.URL) {
+	show := func(v any) string {
+		switch v := v.(type) {
+		case nil:
+			return "(none)"
+		case string:
+			return strconv.Quote(v)
+		case map[string]string:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			var b bytes.Buffer
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%q=%q", k, v[k])
+			}
+			return "{" + b.String() + "}"
+		case []string:
+			var b bytes.Buffer
+			for i, s := range v {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(strconv.Quote(s))
+			}
+			return "[" + b.String() + "]"
+		}
+		return fmt.Sprint(v)
+	}
+	fmt.Fprintf(w, "url: %s\n", u.Redacted())
+	for _, f := range commonFields(u) {
+		if f.key == "password" && f.val != nil {
+			f.val = "****"
+		}
+		fmt.Fprintf(w, "%s: %s\n", f.key, show(f.val))
+	}
+	for _, f := range schemeFields(u) {
+		fmt.Fprintf(w, "%s.%s: %s\n", u.Scheme, f.key, show(f.val))
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// isTerminal reports whether stdin is a terminal.
+func (e *runEnv) isTerminal() bool {
+	f, ok := e.stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// stderrTerminal reports whether stderr is a terminal (for the progress bar).
+func (e *runEnv) stderrTerminal() bool {
+	f, ok := e.stderr.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// prompter returns the fetch.Request.Prompt hook: a question on the
+// terminal, answered on it, secrets without echo. It is nil when stdin is
+// not a terminal, so handlers know no one can answer.
+func (e *runEnv) prompter() func(label string, secret bool) (string, error) {
+	if !e.isTerminal() {
+		return nil
+	}
+	return func(label string, secret bool) (string, error) {
+		e.errMu.Lock()
+		defer e.errMu.Unlock()
+		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		if err != nil {
+			return "", err
+		}
+		defer tty.Close()
+		fmt.Fprintf(tty, "%s: ", label)
+		if secret {
+			b, err := term.ReadPassword(int(tty.Fd()))
+			fmt.Fprintln(tty)
+			return string(b), err
+		}
+		line, err := bufio.NewReader(tty).ReadString('\n')
+		if err != nil && line == "" {
+			return "", err
+		}
+		return strings.TrimRight(line, "\r\n"), nil
+	}
+}
+
+// interactive runs a session on the terminal. It is replaced by the telnet
+// package's raw-mode loop where that is wired; this plain version copies
+// both ways in line mode.
+var interactive = func(ctx context.Context, rw io.ReadWriter, stdout io.Writer) error {
+	errc := make(chan error, 2)
+	go func() { _, err := io.Copy(stdout, rw); errc <- err }()
+	go func() { _, err := io.Copy(rw, os.Stdin); errc <- err }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
