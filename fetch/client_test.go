@@ -1,0 +1,162 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/rfc1738/fetch/url"
+)
+
+func staticHandler(body string) HandlerFunc {
+	return func(ctx context.Context, req *Request) (*Resource, error) {
+		return &Resource{Size: int64(len(body)), Body: io.NopCloser(strings.NewReader(body))}, nil
+	}
+}
+
+func TestClientDispatch(t *testing.T) {
+	c := new(Client)
+	c.Register("ftp", staticHandler("data"))
+	ctx := context.Background()
+
+	res, err := c.Fetch(ctx, "ftp://h/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(b) != "data" || res.URL.String() != "ftp://h/f" {
+		t.Errorf("got %q from %v", b, res.URL)
+	}
+
+	tests := []struct {
+		url  string
+		kind Kind
+		msg  string
+	}{
+		{"foo://h/x", Unsupported, `unknown scheme "foo"`},
+		{"wais://h/db", Unsupported, `scheme "wais" is not supported`},
+		{"telnet://h/", Unsupported, "designates a service"},
+		{"ftp://h/a%0D%0Ab", Refused, "CR"},
+		{"ftp://h:25/x", Refused, "port 25"},
+		{"ftp://h/a b", Malformed, "offset"},
+	}
+	for _, tt := range tests {
+		_, err := c.Fetch(ctx, tt.url)
+		if !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("Fetch(%q) = %v, want kind %v mentioning %q", tt.url, err, tt.kind, tt.msg)
+		}
+	}
+}
+
+func TestClientRegisterPanics(t *testing.T) {
+	for name, f := range map[string]func(c *Client){
+		"nil":       func(c *Client) { c.Register("x", nil) },
+		"duplicate": func(c *Client) { c.Register("x", staticHandler("")); c.Register("x", staticHandler("")) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: Register did not panic", name)
+				}
+			}()
+			f(new(Client))
+		}()
+	}
+}
+
+// The Client names the URL in errors, with the password redacted, once.
+func TestClientErrorsRedact(t *testing.T) {
+	c := new(Client)
+	c.Register("ftp", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+		return nil, Errorf(Auth, "530 Login incorrect")
+	}))
+	_, err := c.Fetch(context.Background(), "ftp://joe:s3cret@h/f")
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "ftp://joe:****@h/f") {
+		t.Fatalf("error = %v, want the URL with the password redacted", err)
+	}
+	if got := strings.Count(err.Error(), "ftp://"); got != 1 {
+		t.Errorf("URL appears %d times in %q", got, err)
+	}
+	_, err = c.Fetch(context.Background(), "ftp://joe:s3cret@h/a b")
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("parse error shows the password: %v", err)
+	}
+}
+
+func TestClientBodyErrors(t *testing.T) {
+	c := new(Client)
+	c.Register("ftp", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+		r := io.MultiReader(strings.NewReader("part"), errReader{Errorf(Incomplete, "426 transfer aborted")})
+		return &Resource{Size: -1, Body: io.NopCloser(r)}, nil
+	}))
+	res, err := c.Fetch(context.Background(), "ftp://h/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(res.Body)
+	if !errors.Is(err, Incomplete) || !strings.Contains(err.Error(), "ftp://h/f") {
+		t.Errorf("read error = %v, want Incomplete naming the URL", err)
+	}
+	res.Body.Close()
+	res.Body.Close()
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// At most PerHost transfers to one host are open at once; closing a body
+// frees its slot.
+func TestClientPerHost(t *testing.T) {
+	c := &Client{PerHost: 1}
+	c.Register("ftp", staticHandler("x"))
+	res1, err := c.Fetch(context.Background(), "ftp://h/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Fetch(ctx, "ftp://h/2"); err == nil {
+		t.Fatal("second transfer to the same host got a slot while the first was open")
+	}
+	if res, err := c.Fetch(context.Background(), "ftp://other/2"); err != nil {
+		t.Fatalf("another host: %v", err)
+	} else {
+		res.Body.Close()
+	}
+	res1.Body.Close()
+	res1.Body.Close() // twice is safe, and frees one slot only
+	res2, err := c.Fetch(context.Background(), "ftp://h/2")
+	if err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	res2.Body.Close()
+}
+
+type planner struct{ HandlerFunc }
+
+func (planner) Plan(req *Request) ([]string, error) {
+	return []string{"RETR " + req.URL.FTP().Name}, nil
+}
+
+func TestClientPlan(t *testing.T) {
+	c := new(Client)
+	c.Register("ftp", planner{staticHandler("")})
+	c.Register("http", staticHandler(""))
+	u, _ := url.Parse("ftp://h/f")
+	lines, err := c.Plan(&Request{URL: u})
+	if err != nil || len(lines) != 1 || lines[0] != "RETR f" {
+		t.Errorf("Plan = %q, %v", lines, err)
+	}
+	u, _ = url.Parse("http://h/")
+	if _, err := c.Plan(&Request{URL: u}); !errors.Is(err, Unsupported) {
+		t.Errorf("Plan without a Planner = %v, want Unsupported", err)
+	}
+	u, _ = url.Parse("ftp://h/%0D")
+	if _, err := c.Plan(&Request{URL: u}); !errors.Is(err, Refused) {
+		t.Errorf("Plan of an unsafe URL = %v, want Refused", err)
+	}
+}

@@ -1,0 +1,73 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+)
+
+// silentServer accepts connections and never writes.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestConnIdleTimeout(t *testing.T) {
+	req := &Request{IdleTimeout: 50 * time.Millisecond}
+	c, err := req.Dial(context.Background(), "tcp", silentServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Read(make([]byte, 1))
+	if !errors.Is(err, Timeout) && KindOf(err) != Timeout {
+		t.Errorf("Read from a silent server = %v (kind %v), want Timeout", err, KindOf(err))
+	}
+}
+
+func TestConnWatchCancel(t *testing.T) {
+	req := &Request{}
+	c, err := req.Dial(context.Background(), "tcp", silentServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := c.Watch(ctx)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { _, err := c.Read(make([]byte, 1)); errc <- err }()
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("Read after cancel = %v, want context.Canceled", err)
+	}
+	if _, err := c.Write([]byte("x")); !errors.Is(err, context.Canceled) {
+		t.Errorf("Write after cancel = %v, want context.Canceled", err)
+	}
+}
+
+func TestDialRefused(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	_, err := (&Request{}).Dial(context.Background(), "tcp", addr)
+	if !errors.Is(err, Connect) {
+		t.Errorf("Dial to a closed port = %v, want Connect", err)
+	}
+}

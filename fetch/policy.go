@@ -1,0 +1,134 @@
+package fetch
+
+import (
+	"strings"
+
+	"github.com/rfc1738/fetch/url"
+)
+
+// Policy is the safety policy of RFC 1738 §6 (CONTRACT §4), applied by the
+// Client before any handler dials. Its zero value is the strict default.
+type Policy struct {
+	// AllowPortOverride permits a port below 1024 that is another
+	// protocol's well-known port (25, 110, 143, ...). Default: refused.
+	AllowPortOverride bool
+}
+
+// badPorts are the ports below 1024 of the Fetch Standard's bad-port list:
+// services that a URL of another scheme must not be able to talk to.
+var badPorts = map[int]bool{
+	1: true, 7: true, 9: true, 11: true, 13: true, 15: true, 17: true, 19: true, 20: true,
+	21: true, 22: true, 23: true, 25: true, 37: true, 42: true, 43: true, 53: true, 69: true,
+	77: true, 79: true, 87: true, 95: true, 101: true, 102: true, 103: true, 104: true,
+	109: true, 110: true, 111: true, 113: true, 115: true, 117: true, 119: true, 123: true,
+	135: true, 137: true, 139: true, 143: true, 161: true, 179: true, 389: true, 427: true,
+	465: true, 512: true, 513: true, 514: true, 515: true, 526: true, 530: true, 531: true,
+	532: true, 540: true, 548: true, 554: true, 556: true, 563: true, 587: true, 601: true,
+	636: true, 989: true, 990: true, 993: true, 995: true,
+}
+
+// ownPorts are the well-known ports each scheme may use although they are
+// on the list: its own.
+var ownPorts = map[string][]int{
+	"ftp":    {21, 990},
+	"ftps":   {990, 21},
+	"telnet": {23},
+	"nntp":   {119, 563},
+	"nntps":  {563, 119},
+	"news":   {119, 563},
+	"snews":  {563, 119},
+}
+
+// Check reports whether u may be fetched: no decoded CR, LF or NUL in any
+// component that reaches a protocol line, no TAB in an FTP, NNTP, news or
+// HTTP component (TAB is legal only as gopher's %09 separator), and no port
+// of another protocol. A refusal is an *Error of Kind Refused.
+func (p Policy) Check(u *url.URL) error {
+	if u.User != nil {
+		if what := badBytes(u.User.Username, true); what != "" {
+			return Errorf(Refused, "the user name holds a decoded %s (RFC 1738 §6)", what)
+		}
+		if what := badBytes(u.User.Password, true); what != "" {
+			return Errorf(Refused, "the password holds a decoded %s (RFC 1738 §6)", what)
+		}
+	}
+	fam := u.Family()
+	tabBad := fam == "ftp" || fam == "nntp" || fam == "news" || fam == "http"
+	if fam == "gopher" {
+		g := u.Gopher()
+		for _, s := range []string{g.Type, g.Selector, g.Search, g.Plus} {
+			if what := badBytes(s, true); what != "" {
+				return Errorf(Refused, "the gopher request would hold a decoded %s (RFC 1738 §6)", what)
+			}
+		}
+	} else if what := badEscapes(u.Path, tabBad); what != "" {
+		return Errorf(Refused, "the URL path holds a decoded %s (RFC 1738 §6)", what)
+	}
+	if port := u.Port; port != 0 && port < 1024 && badPorts[port] && !p.AllowPortOverride {
+		if s, ok := url.LookupScheme(u.Scheme); !ok || s.DefaultPort != port {
+			own := false
+			for _, q := range ownPorts[u.Scheme] {
+				own = own || q == port
+			}
+			if !own {
+				return Errorf(Refused, "port %d belongs to another protocol (use --allow-port-override to permit it)", port)
+			}
+		}
+	}
+	return nil
+}
+
+// badBytes names the first CR, LF, NUL (or TAB, when tab) in a decoded s.
+func badBytes(s string, tab bool) string {
+	for i := 0; i < len(s); i++ {
+		if what := ctlName(s[i], tab); what != "" {
+			return what
+		}
+	}
+	return ""
+}
+
+// badEscapes names the first %0D, %0A, %00 (or %09, when tab) in a raw,
+// still-encoded s, without decoding it.
+func badEscapes(raw string, tab bool) string {
+	for i := strings.IndexByte(raw, '%'); i >= 0 && i+2 < len(raw); {
+		if raw[i+1] == '0' {
+			var c byte
+			switch raw[i+2] {
+			case '0':
+				c = 0
+			case 'd', 'D':
+				c = '\r'
+			case 'a', 'A':
+				c = '\n'
+			case '9':
+				c = '\t'
+			default:
+				c = 'x'
+			}
+			if what := ctlName(c, tab); what != "" {
+				return what
+			}
+		}
+		j := strings.IndexByte(raw[i+1:], '%')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return ""
+}
+
+func ctlName(c byte, tab bool) string {
+	switch {
+	case c == '\r':
+		return "CR"
+	case c == '\n':
+		return "LF"
+	case c == 0:
+		return "NUL"
+	case c == '\t' && tab:
+		return "TAB"
+	}
+	return ""
+}

@@ -1,0 +1,65 @@
+package fetch
+
+import (
+	"io"
+	"time"
+
+	"github.com/rfc1738/fetch/url"
+)
+
+// ResourceKind says what a Resource's body holds.
+type ResourceKind int
+
+// The kinds of resource.
+const (
+	KindFile      ResourceKind = iota // a data object's bytes
+	KindDirectory                     // a directory listing, one name a line
+	KindMenu                          // a menu (gopher), as the server sent it
+	KindArticle                       // a news article: headers, blank line, body
+	KindList                          // a list of items: groups, overview lines, search hits
+	KindSession                       // an interactive session (telnet): Body is also an io.Writer
+	KindMessage                       // a receipt for a message sent (mailto)
+)
+
+var resourceKindNames = [...]string{"file", "directory", "menu", "article", "list", "session", "message"}
+
+// String returns the kind's name as printed by "fetch -I": "file",
+// "directory", "menu", "article", "list", "session" or "message".
+func (k ResourceKind) String() string {
+	if int(k) >= 0 && int(k) < len(resourceKindNames) {
+		return resourceKindNames[k]
+	}
+	return "unknown"
+}
+
+// Resource is what a successful fetch returns: metadata, and the body as a
+// stream. The caller must close Body; Close finishes the protocol (reads an
+// FTP 226, drains an NNTP "." line) and is safe to call more than once. When
+// the stream ends before the resource did, Read returns an error of Kind
+// Incomplete, never io.EOF.
+type Resource struct {
+	// URL is the URL finally fetched (after redirects).
+	URL *url.URL
+	// Kind says what Body holds.
+	Kind ResourceKind
+	// MediaType is the MIME type when the protocol tells it, else "".
+	MediaType string
+	// Size is the length of Body in bytes, or -1 when unknown.
+	Size int64
+	// ModTime is the modification time, or the zero Time when unknown.
+	ModTime time.Time
+	// Offset is where Body starts in the resource when a resume was honoured.
+	Offset int64
+	// Extra holds per-scheme metadata (such as "ftp-type": "I").
+	Extra map[string]string
+	// Body streams the resource's bytes. It is never nil.
+	Body io.ReadCloser
+}
+
+// NoBody is an empty Body for resources fetched for their metadata only.
+var NoBody io.ReadCloser = noBody{}
+
+type noBody struct{}
+
+func (noBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (noBody) Close() error             { return nil }
