@@ -141,6 +141,9 @@ func (c *Client) prepare(op string, req *Request) (Handler, error) {
 		return nil, &Error{Op: op, Kind: Usage, Err: errors.New("request without a URL")}
 	}
 	u := req.URL
+	if err := c.Policy.Check(u); err != nil {
+		return nil, c.decorate(op, u, err)
+	}
 	h, ok := c.Handler(u.Scheme)
 	if !ok {
 		s, known := url.LookupScheme(u.Scheme)
@@ -152,9 +155,6 @@ func (c *Client) prepare(op string, req *Request) (Handler, error) {
 		default:
 			return nil, c.decorate(op, u, Errorf(Unsupported, "scheme %q is not supported by this client", u.Scheme))
 		}
-	}
-	if err := c.Policy.Check(u); err != nil {
-		return nil, c.decorate(op, u, err)
 	}
 	if req.User == nil {
 		req.User = c.User
