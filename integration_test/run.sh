@@ -5,6 +5,7 @@
 #
 #   bash integration_test/run.sh            # all servers, all tests
 #   bash integration_test/run.sh ftp http   # only these servers; tests of the others skip
+#   bash integration_test/run.sh none       # no server: the file scheme and CLI tests
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -13,7 +14,13 @@ mkdir -p "$IT_DIR/bin"
 source "$here/lib.sh"
 
 if [ $# -gt 0 ]; then
-	names=("$@")
+	# "none" runs the tests that need no server (the file scheme, the CLI).
+	names=()
+	for n in "$@"; do
+		[ "$n" = none ] && continue
+		[ -f "$here/servers/$n.sh" ] || { log "no server script servers/$n.sh"; exit 2; }
+		names+=("$n")
+	done
 	export FETCH_IT_REQUIRE=""
 else
 	names=()
@@ -25,7 +32,7 @@ else
 fi
 
 stop_all() {
-	for n in "${names[@]}"; do
+	for n in "${names[@]+"${names[@]}"}"; do
 		bash "$here/servers/$n.sh" stop || true
 	done
 }
@@ -35,7 +42,7 @@ log "building fetch into $IT_DIR/bin"
 (cd "$root" && go build -o "$IT_DIR/bin/fetch" ./cmd/fetch)
 export FETCH_BIN="$IT_DIR/bin/fetch"
 
-for n in "${names[@]}"; do
+for n in "${names[@]+"${names[@]}"}"; do
 	log "starting $n"
 	rm -f "$IT_DIR/$n.env"
 	bash "$here/servers/$n.sh" start
