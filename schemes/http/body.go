@@ -1,0 +1,109 @@
+package http
+
+import (
+	"compress/flate"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// body is a reply's body as a Resource delivers it: each Read waits at most
+// the idle timeout, errors are classified (a cut stream is Kind Incomplete,
+// never io.EOF), and Close ends the request.
+type body struct {
+	rc     io.ReadCloser
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	wd     *watchdog
+	idle   time.Duration
+	n      int64
+
+	once sync.Once
+}
+
+func newBody(rc io.ReadCloser, ctx context.Context, cancel context.CancelCauseFunc, wd *watchdog, idle time.Duration) *body {
+	if idle <= 0 {
+		idle = 60 * time.Second
+	}
+	return &body{rc: rc, ctx: ctx, cancel: cancel, wd: wd, idle: idle}
+}
+
+// Read reads from the reply within the idle timeout.
+func (b *body) Read(p []byte) (int, error) {
+	b.wd.arm(b.idle, "reading the body")
+	n, err := b.rc.Read(p)
+	b.wd.disarm()
+	b.n += int64(n)
+	if err != nil && err != io.EOF {
+		err = b.classify(err)
+	}
+	return n, err
+}
+
+// WriteTo copies the body to w in large reads, so that io.Copy makes few
+// system calls.
+func (b *body) WriteTo(w io.Writer) (int64, error) {
+	buf := make([]byte, 256<<10)
+	var total int64
+	for {
+		n, err := b.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+			if m < n {
+				return total, io.ErrShortWrite
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// Close closes the reply's body and ends the request. It is safe to call
+// more than once.
+func (b *body) Close() error {
+	b.once.Do(func() {
+		b.rc.Close()
+		b.wd.stop()
+		b.cancel(errClosed)
+	})
+	return nil
+}
+
+// classify turns a read error into an *Error: the context's cause when the
+// request was cancelled or timed out, Protocol for a corrupt gzip stream,
+// and Incomplete for anything that cut the stream (a short body, a broken
+// chunked encoding, a reset connection).
+func (b *body) classify(err error) error {
+	if b.ctx.Err() != nil && !errors.Is(context.Cause(b.ctx), errClosed) {
+		return causeError(b.ctx)
+	}
+	var ce flate.CorruptInputError
+	switch {
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &ce):
+		return fetch.Errorf(fetch.Protocol, "corrupt gzip content: %v", err)
+	case errors.Is(err, errClosed), errors.Is(err, context.Canceled) && errors.Is(context.Cause(b.ctx), errClosed):
+		return fetch.Errorf(fetch.Other, "read after Close")
+	}
+	if k := fetch.KindOf(err); k == fetch.Timeout {
+		return fetch.Wrap(k, err)
+	}
+	what := "the connection ended"
+	if strings.Contains(err.Error(), "chunk") {
+		what = "the chunked stream broke off"
+	}
+	return fetch.Errorf(fetch.Incomplete, "%s after %d bytes of the body: %w", what, b.n, err)
+}

@@ -1,0 +1,314 @@
+// Package http implements the http scheme of RFC 1738 §3.3 and its secure
+// variant https, on net/http: GET (HEAD for metadata only) with a
+// User-Agent naming fetch, HTTPS with the system roots or the request's TLS
+// configuration, proxies from the environment (HTTP_PROXY, HTTPS_PROXY,
+// NO_PROXY), at most ten redirects, Range for resuming, and gzip accepted and
+// decoded. The protocol itself is HTTP/1.1 (RFC 9112) or HTTP/2 (RFC 9113),
+// whichever the server offers.
+package http
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	neturl "net/url"
+	"sync"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
+)
+
+// DefaultUserAgent is the User-Agent sent when Handler.UserAgent is empty.
+const DefaultUserAgent = "fetch/0.1.0"
+
+// Handler fetches http and https URLs. One Handler serves both schemes and
+// keeps one transport (a connection pool) for all its requests; it is safe
+// for concurrent use. The zero Handler is ready to use: it follows
+// redirects between http and https, refuses redirects to other schemes, and
+// checks redirect targets with the strict default fetch.Policy.
+type Handler struct {
+	// Redirect fetches the target of a redirect to a scheme other than
+	// http and https (ftp, gopher, ...), through that scheme's handler.
+	// schemes.Register sets it to the Client's Do, so that the hop gets the
+	// Client's policy check and per-host slot. Nil refuses such redirects
+	// (Kind Unsupported). Redirects to file: and to schemes that name no
+	// network data object are refused whatever it is (Kind Refused).
+	Redirect func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error)
+	// Policy checks each redirect target before it is followed; it returns
+	// an error of Kind Refused to forbid it. Nil means the strict default,
+	// fetch.Policy{}.Check. schemes.Register sets it to the Client's policy.
+	Policy func(u *url.URL) error
+	// Raw delivers the body as the server sent it, still content-encoded
+	// (gzip), instead of decoded. Default: decoded.
+	Raw bool
+	// UserAgent is the User-Agent header. Empty means DefaultUserAgent.
+	UserAgent string
+	// MaxRedirects is the number of redirects followed. Zero means 10; a
+	// negative value follows none (a 3xx reply is then delivered as is).
+	MaxRedirects int
+	// MaxConnsPerHost caps the connections to one host:port, idle or in
+	// use. Zero means 8.
+	MaxConnsPerHost int
+	// MaxHeaderBytes bounds the size of a reply's header. Zero means 1 MiB.
+	MaxHeaderBytes int64
+	// Proxy chooses the proxy for a request. Nil means
+	// net/http.ProxyFromEnvironment: HTTP_PROXY, HTTPS_PROXY and NO_PROXY
+	// (or their lower-case forms), never for localhost.
+	Proxy func(*http.Request) (*neturl.URL, error)
+
+	mu         sync.Mutex
+	transports map[*tls.Config]*http.Transport
+}
+
+var (
+	_ fetch.Handler = (*Handler)(nil)
+	_ fetch.Planner = (*Handler)(nil)
+	_ io.Closer     = (*Handler)(nil)
+)
+
+func (h *Handler) userAgent() string {
+	if h.UserAgent != "" {
+		return h.UserAgent
+	}
+	return DefaultUserAgent
+}
+
+func (h *Handler) maxRedirects() int {
+	switch {
+	case h.MaxRedirects == 0:
+		return 10
+	case h.MaxRedirects < 0:
+		return 0
+	}
+	return h.MaxRedirects
+}
+
+// Fetch sends GET (HEAD when req.Head) for the URL, follows redirects, and
+// returns the final reply's body as the Resource's Body; the caller closes
+// it. A status of 400 or more is an error: 404 and 410 of Kind NotFound,
+// 401, 403 and 407 of Kind Auth, others of Kind Other, each naming the
+// status line. With req.Offset > 0 it asks for the rest with Range; when
+// the server honours it (206 with a matching Content-Range) the Resource's
+// Offset is req.Offset, and when it sends the whole resource instead (200)
+// Offset is 0 and Body starts at the beginning. A body that ends before its
+// Content-Length, or a chunked stream cut short, fails on Read with Kind
+// Incomplete.
+func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	u := req.URL
+	creds := req.Credentials()
+	origin := u.Scheme + "://" + u.HostPort()
+	max := h.maxRedirects()
+	for hop := 0; ; hop++ {
+		if u.Scheme+"://"+u.HostPort() != origin {
+			creds = nil // credentials go to the host they were given for only
+		}
+		res, next, err := h.once(ctx, req, u, creds, hop < max)
+		if err != nil || next == nil {
+			return res, err
+		}
+		if hop+1 > max {
+			return nil, fetch.Errorf(fetch.Protocol, "stopped after %d redirects (the last to %s)", max, next.Redacted())
+		}
+		if next.Scheme != "http" && next.Scheme != "https" {
+			return h.crossScheme(ctx, req, next)
+		}
+		if err := h.check(next); err != nil {
+			return nil, err
+		}
+		u = next
+	}
+}
+
+// check applies the policy to a redirect target.
+func (h *Handler) check(u *url.URL) error {
+	if h.Policy != nil {
+		return h.Policy(u)
+	}
+	return fetch.Policy{}.Check(u)
+}
+
+// crossScheme follows a redirect to a scheme other than http and https.
+func (h *Handler) crossScheme(ctx context.Context, req *fetch.Request, next *url.URL) (*fetch.Resource, error) {
+	s, known := url.LookupScheme(next.Scheme)
+	switch {
+	case next.Scheme == "file":
+		return nil, fetch.Errorf(fetch.Refused, "redirect to %s refused: a network resource may not lead to a local file", next.Redacted())
+	case !known:
+		return nil, fetch.Errorf(fetch.Unsupported, "redirect to the unknown scheme %q", next.Scheme)
+	case !s.Data:
+		return nil, fetch.Errorf(fetch.Refused, "redirect to %s refused: %s names no data object to fetch", next.Redacted(), next.Scheme)
+	case h.Redirect == nil:
+		return nil, fetch.Errorf(fetch.Unsupported, "redirect to %s not followed: no handler for %s redirects", next.Redacted(), next.Scheme)
+	}
+	if err := h.check(next); err != nil {
+		return nil, err
+	}
+	req.Trace.Notef("following the redirect to %s through its own handler", next.Redacted())
+	return h.Redirect(ctx, &fetch.Request{
+		URL:            next,
+		Offset:         req.Offset,
+		Head:           req.Head,
+		Trace:          req.Trace,
+		ConnectTimeout: req.ConnectTimeout,
+		IdleTimeout:    req.IdleTimeout,
+		TLS:            req.TLS,
+		Prompt:         req.Prompt,
+	})
+}
+
+// once makes one hop: it sends the request for u and returns either the
+// Resource, or (when follow is set and the reply is a redirect) the URL to
+// go to next.
+func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, follow bool) (*fetch.Resource, *url.URL, error) {
+	uri := requestURI(u)
+	if err := checkLine(u, uri); err != nil {
+		return nil, nil, err
+	}
+	method := http.MethodGet
+	if req.Head {
+		method = http.MethodHead
+	}
+	offset := req.Offset
+	if req.Head || offset < 0 {
+		offset = 0
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	wd := newWatchdog(cancel)
+	fail := func(err error) (*fetch.Resource, *url.URL, error) {
+		wd.stop()
+		cancel(errClosed)
+		return nil, nil, err
+	}
+	nu := netURL(u)
+	line := func(proto string) string {
+		target := uri
+		if p, _ := h.proxyFunc()(&http.Request{URL: nu, Header: http.Header{}}); p != nil && u.Scheme == "http" {
+			target = u.Scheme + "://" + hostHeader(u) + uri
+		}
+		return method + " " + target + " " + proto
+	}
+	hreq := (&http.Request{
+		Method:     method,
+		URL:        nu,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     make(http.Header),
+		Host:       nu.Host,
+	}).WithContext(httptrace.WithClientTrace(rctx, clientTrace(wd, req, req.Trace, line)))
+	for _, hd := range h.headers(u, creds, offset) {
+		switch hd.name {
+		case "Host":
+		case "Accept-Encoding":
+			if h.Raw {
+				hreq.Header.Set(hd.name, hd.value)
+			}
+		default:
+			hreq.Header.Set(hd.name, hd.value)
+		}
+	}
+	resp, err := h.transport(req.TLS).RoundTrip(hreq)
+	if err != nil {
+		return fail(roundTripError(rctx, err))
+	}
+	wd.disarm()
+	traceReply(req.Trace, resp)
+
+	if follow && isRedirect(resp.StatusCode) {
+		if loc := resp.Header.Get("Location"); loc != "" {
+			next, err := resolve(u, loc)
+			drain(wd, req, resp.Body)
+			if err != nil {
+				return fail(err)
+			}
+			wd.stop()
+			cancel(errClosed)
+			req.Trace.Notef("redirect: %s → %s", resp.Status, next.Redacted())
+			return nil, next, nil
+		}
+	}
+	if err := statusError(resp); err != nil {
+		drain(wd, req, resp.Body)
+		return fail(err)
+	}
+	res, err := resource(u, resp, req, offset)
+	if err != nil {
+		drain(wd, req, resp.Body)
+		return fail(err)
+	}
+	if h.Raw {
+		if ce := resp.Header.Get("Content-Encoding"); ce != "" {
+			res.Extra["content-encoding"] = ce
+		}
+	}
+	if req.Head || res.Body != nil {
+		resp.Body.Close()
+		wd.stop()
+		cancel(errClosed)
+		if res.Body == nil {
+			res.Body = fetch.NoBody
+		}
+		return res, nil, nil
+	}
+	res.Body = newBody(resp.Body, rctx, cancel, wd, req.IdleTimeout)
+	return res, nil, nil
+}
+
+func isRedirect(code int) bool {
+	switch code {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// resolve resolves a Location header against the URL that sent it, and
+// parses the result leniently (servers send what browsers accept).
+func resolve(base *url.URL, loc string) (*url.URL, error) {
+	if len(loc) > 8<<10 {
+		return nil, fetch.Errorf(fetch.Protocol, "the Location header is %d bytes long", len(loc))
+	}
+	b, err := neturl.Parse(base.Scheme + "://" + hostHeader(base) + requestURI(base))
+	if err != nil {
+		return nil, fetch.Errorf(fetch.Protocol, "cannot resolve the Location header against %s: %v", base.Redacted(), err)
+	}
+	ref, err := neturl.Parse(loc)
+	if err != nil {
+		return nil, fetch.Errorf(fetch.Protocol, "malformed Location header: %v", redactErr(err))
+	}
+	abs := b.ResolveReference(ref)
+	abs.Fragment, abs.RawFragment = "", ""
+	next, err := url.ParseLenient(abs.String())
+	if err != nil {
+		return nil, fetch.Errorf(fetch.Protocol, "malformed Location header: %v", redactErr(err))
+	}
+	return next, nil
+}
+
+// redactErr drops a *net/url.Error's URL, which may hold a password.
+func redactErr(err error) error {
+	if ue, ok := err.(*neturl.Error); ok {
+		return ue.Err
+	}
+	return err
+}
+
+// drain reads a little of a body that is not delivered, under the
+// watchdog, so that its connection may be reused, and closes it.
+func drain(wd *watchdog, req *fetch.Request, rc io.ReadCloser) {
+	wd.arm(idleTimeout(req), "discarding a reply body")
+	io.CopyN(io.Discard, rc, 64<<10)
+	wd.disarm()
+	rc.Close()
+}
+
+func idleTimeout(req *fetch.Request) time.Duration {
+	if req.IdleTimeout > 0 {
+		return req.IdleTimeout
+	}
+	return 60 * time.Second
+}

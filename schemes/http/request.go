@@ -1,0 +1,161 @@
+package http
+
+import (
+	"encoding/base64"
+	"net/http"
+	neturl "net/url"
+	"strconv"
+	"strings"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
+)
+
+// target is what one hop of a fetch sends: the net/http request and the
+// lines a trace or a plan shows for it.
+type target struct {
+	req   *http.Request
+	uri   string // the request-target, still encoded
+	proxy *neturl.URL
+}
+
+// checkLine refuses, at the point where a request line or header is
+// written, any byte that could end or split it: a raw control character
+// or space in the request-target, and a decoded CR, LF, NUL or TAB in the
+// path and search (RFC 1738 §6; the Client's Policy checks the same before
+// dialing, but a Handler may be used without a Client).
+func checkLine(u *url.URL, uri string) error {
+	for i := 0; i < len(uri); i++ {
+		if c := uri[i]; c <= ' ' || c == 0x7f {
+			return fetch.Errorf(fetch.Refused, "the request-target holds the byte %#02x (RFC 1738 §6)", c)
+		}
+	}
+	if err := (fetch.Policy{AllowPortOverride: true}).Check(u); err != nil {
+		return err
+	}
+	if strings.ContainsAny(u.Host, "\r\n\x00\t /?#@") {
+		return fetch.Errorf(fetch.Refused, "the host holds a byte that would split the request (RFC 1738 §6)")
+	}
+	return nil
+}
+
+// requestURI returns the origin-form request-target of u: the encoded path
+// and search exactly as the URL holds them (RFC 1738 §3.3).
+func requestURI(u *url.URL) string { return u.HTTP().RequestURI() }
+
+// hostHeader returns the Host header for u: the host, bracketed when an
+// IPv6 address, with the port when the URL gives one.
+func hostHeader(u *url.URL) string {
+	h := u.Host
+	if strings.IndexByte(h, ':') >= 0 {
+		h = "[" + h + "]"
+	}
+	if u.Port != 0 {
+		h += ":" + strconv.Itoa(u.Port)
+	}
+	return h
+}
+
+// netURL converts u to the net/url form net/http wants, keeping the
+// request-target byte for byte.
+func netURL(u *url.URL) *neturl.URL {
+	v := u.HTTP()
+	nu := &neturl.URL{Scheme: u.Scheme, Host: hostHeader(u)}
+	p, err := url.Unescape(v.Path)
+	if err == nil {
+		nu.Path, nu.RawPath = p, v.Path
+	}
+	nu.RawQuery, nu.ForceQuery = v.Search, v.HasSearch && v.Search == ""
+	if err != nil || nu.RequestURI() != v.RequestURI() {
+		// net/url would write the path differently: send it verbatim.
+		nu.Path, nu.RawPath, nu.RawQuery, nu.ForceQuery = "", "", "", false
+		nu.Opaque = v.RequestURI()
+	}
+	return nu
+}
+
+// basicAuth returns the Authorization header value for ui.
+func basicAuth(ui *url.Userinfo) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(ui.Username+":"+ui.Password))
+}
+
+// header is one request header in the order it is planned and traced.
+type header struct{ name, value string }
+
+// headers returns the headers the handler sets for a hop, in order. The
+// Authorization value is real; callers mask it for display.
+func (h *Handler) headers(u *url.URL, creds *url.Userinfo, offset int64) []header {
+	hs := []header{{"Host", hostHeader(u)}, {"User-Agent", h.userAgent()}}
+	if creds != nil {
+		hs = append(hs, header{"Authorization", basicAuth(creds)})
+	}
+	if offset > 0 {
+		hs = append(hs, header{"Range", "bytes=" + strconv.FormatInt(offset, 10) + "-"})
+	}
+	if h.Raw || offset == 0 {
+		// net/http adds this itself and decodes the body, except on a
+		// Range request; with Raw it is set here so that net/http leaves
+		// the body encoded.
+		hs = append(hs, header{"Accept-Encoding", "gzip"})
+	}
+	return hs
+}
+
+// mask returns a header value as it may be shown: credentials as ****.
+func mask(name, value string) string {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization":
+		if scheme, _, ok := strings.Cut(value, " "); ok {
+			return scheme + " ****"
+		}
+		return "****"
+	}
+	return value
+}
+
+// Plan returns the request line and headers Fetch would send for the
+// request's URL, without connecting: "GET /path HTTP/1.1", then one
+// "Name: value" line per header, credentials shown as "****". When the
+// environment names a proxy for the URL, the lines are those sent to the
+// proxy (an absolute request-target for http, a CONNECT first for https).
+// Redirects cannot be planned: only the first hop is shown.
+func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
+	u := req.URL
+	uri := requestURI(u)
+	if err := checkLine(u, uri); err != nil {
+		return nil, err
+	}
+	method := "GET"
+	if req.Head {
+		method = "HEAD"
+	}
+	offset := req.Offset
+	if req.Head {
+		offset = 0
+	}
+	var lines []string
+	nu := netURL(u)
+	proxy, err := h.proxyFunc()(&http.Request{URL: nu, Header: http.Header{}})
+	if err != nil {
+		return nil, fetch.Errorf(fetch.Usage, "proxy setting: %v", err)
+	}
+	if proxy != nil {
+		if u.Scheme == "https" {
+			hp := u.HostPort()
+			lines = append(lines, "CONNECT "+hp+" HTTP/1.1", "Host: "+hp)
+			if proxy.User != nil {
+				lines = append(lines, "Proxy-Authorization: Basic ****")
+			}
+		} else {
+			uri = u.Scheme + "://" + hostHeader(u) + uri
+		}
+	}
+	lines = append(lines, method+" "+uri+" HTTP/1.1")
+	for _, hd := range h.headers(u, req.Credentials(), offset) {
+		lines = append(lines, hd.name+": "+mask(hd.name, hd.value))
+	}
+	if proxy != nil && u.Scheme == "http" && proxy.User != nil {
+		lines = append(lines, "Proxy-Authorization: Basic ****")
+	}
+	return lines, nil
+}

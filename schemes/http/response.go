@@ -1,0 +1,240 @@
+package http
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
+)
+
+// errClosed is the cause with which a request's context is cancelled once
+// its hop is over.
+var errClosed = errors.New("request finished")
+
+// statusLine returns the reply's status line, such as "HTTP/1.1 404 Not
+// Found".
+func statusLine(resp *http.Response) string {
+	return resp.Proto + " " + resp.Status
+}
+
+// statusError returns the error a reply's status means, or nil for a
+// status below 400: 404 and 410 are NotFound; 401, 403 and 407 are Auth;
+// 408 and 504 are Timeout; any other is Other. A 416 is left to resource,
+// which knows whether a resume asked for it.
+func statusError(resp *http.Response) error {
+	code := resp.StatusCode
+	if code < 400 || code == http.StatusRequestedRangeNotSatisfiable {
+		return nil
+	}
+	kind := fetch.Other
+	switch code {
+	case http.StatusNotFound, http.StatusGone:
+		kind = fetch.NotFound
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired:
+		kind = fetch.Auth
+	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
+		kind = fetch.Timeout
+	}
+	return fetch.Errorf(kind, "server replied %s", statusLine(resp))
+}
+
+// resource builds the Resource for a successful reply; Body is left nil
+// for the caller to fill, except for a resume that finds nothing left to
+// send, whose Body is empty.
+func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64) (*fetch.Resource, error) {
+	res := &fetch.Resource{
+		URL:   u,
+		Kind:  fetch.KindFile,
+		Size:  resp.ContentLength,
+		Extra: map[string]string{"http-status": resp.Status, "http-version": resp.Proto},
+	}
+	if res.Size < 0 {
+		res.Size = -1
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err == nil {
+			res.MediaType = mt
+		} else {
+			res.MediaType = strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])
+		}
+	}
+	if lm := resp.Header.Get("Last-Modified"); lm != "" {
+		if t, err := http.ParseTime(lm); err == nil {
+			res.ModTime = t
+		}
+	}
+	if et := resp.Header.Get("ETag"); et != "" && len(et) < 256 {
+		res.Extra["etag"] = et
+	}
+	switch {
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
+		total, ok := unsatisfiedTotal(resp.Header.Get("Content-Range"))
+		if offset > 0 && ok && total == offset {
+			// The file is whole already: nothing is left to send.
+			res.Offset, res.Size, res.Body = offset, 0, fetch.NoBody
+			req.Trace.Notef("the resource is %d bytes long: nothing left to resume", total)
+			return res, nil
+		}
+		if offset > 0 && ok {
+			return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the resource has only %d (server replied %s)", offset, total, statusLine(resp))
+		}
+		return nil, fetch.Errorf(fetch.Other, "server replied %s", statusLine(resp))
+	case offset > 0 && resp.StatusCode == http.StatusPartialContent:
+		first, last, total, err := parseContentRange(resp.Header.Get("Content-Range"))
+		if err != nil {
+			return nil, err
+		}
+		if first != offset {
+			return nil, fetch.Errorf(fetch.Protocol, "asked for bytes from %d, server sent Content-Range %q", offset, resp.Header.Get("Content-Range"))
+		}
+		if res.Size >= 0 && res.Size != last-first+1 {
+			return nil, fetch.Errorf(fetch.Protocol, "Content-Range %q does not match Content-Length %d", resp.Header.Get("Content-Range"), res.Size)
+		}
+		res.Offset = offset
+		res.Size = last - first + 1
+		if total >= 0 {
+			res.Extra["http-total-size"] = strconv.FormatInt(total, 10)
+		}
+	case offset > 0 && resp.StatusCode == http.StatusOK:
+		req.Trace.Notef("the server ignored Range: the whole resource follows")
+	case resp.StatusCode == http.StatusPartialContent:
+		return nil, fetch.Errorf(fetch.Protocol, "server replied %s to a request for the whole resource", statusLine(resp))
+	}
+	return res, nil
+}
+
+// parseContentRange parses "bytes FIRST-LAST/TOTAL" (TOTAL may be "*",
+// returned as -1).
+func parseContentRange(s string) (first, last, total int64, err error) {
+	bad := fetch.Errorf(fetch.Protocol, "malformed Content-Range %q", s)
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "bytes ")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	rng, tot, ok := strings.Cut(rest, "/")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	a, b, ok := strings.Cut(rng, "-")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	first, err1 := strconv.ParseInt(a, 10, 64)
+	last, err2 := strconv.ParseInt(b, 10, 64)
+	total = -1
+	var err3 error
+	if tot != "*" {
+		total, err3 = strconv.ParseInt(tot, 10, 64)
+	}
+	if err1 != nil || err2 != nil || err3 != nil || first < 0 || last < first || (total >= 0 && last >= total) {
+		return 0, 0, 0, bad
+	}
+	return first, last, total, nil
+}
+
+// unsatisfiedTotal parses the "bytes */TOTAL" of a 416 reply.
+func unsatisfiedTotal(s string) (int64, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "bytes */")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(rest, 10, 64)
+	return n, err == nil && n >= 0
+}
+
+// traceReply writes the status line and headers of a reply to the trace,
+// headers sorted by name, passwords in a Location masked.
+func traceReply(tr *fetch.Trace, resp *http.Response) {
+	if tr == nil {
+		return
+	}
+	tr.Recv(statusLine(resp))
+	names := make([]string, 0, len(resp.Header))
+	for k := range resp.Header {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		for _, v := range resp.Header[k] {
+			if k == "Location" {
+				v = redactLocation(v)
+			}
+			tr.Recv(k + ": " + v)
+		}
+	}
+	if resp.Uncompressed {
+		tr.Notef("decoding the gzip content-encoding")
+	}
+}
+
+// redactLocation shows a Location value with any password as ****.
+func redactLocation(v string) string {
+	if u, err := url.ParseLenient(v); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	if i := strings.Index(v, "//"); i >= 0 {
+		auth := v[i+2:]
+		if j := strings.IndexAny(auth, "/?#"); j >= 0 {
+			auth = auth[:j]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			if c := strings.IndexByte(auth[:at], ':'); c >= 0 {
+				return v[:i+2+c+1] + "****" + v[i+2+at:]
+			}
+		}
+	}
+	return v
+}
+
+// roundTripError classifies a failure to get a reply.
+func roundTripError(rctx context.Context, err error) error {
+	if rctx.Err() != nil {
+		return causeError(rctx)
+	}
+	var (
+		ua  x509.UnknownAuthorityError
+		he  x509.HostnameError
+		ci  x509.CertificateInvalidError
+		cve *tls.CertificateVerificationError
+		rhe tls.RecordHeaderError
+		oe  *net.OpError
+	)
+	switch {
+	case errors.As(err, &ua), errors.As(err, &he), errors.As(err, &ci), errors.As(err, &cve):
+		return fetch.Errorf(fetch.Connect, "TLS: %v (see --cacert and --insecure)", err)
+	case errors.As(err, &rhe):
+		return fetch.Errorf(fetch.Protocol, "TLS: the server did not answer in TLS: %v", err)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return fetch.Errorf(fetch.Protocol, "the server closed the connection without a reply")
+	}
+	if k := fetch.KindOf(err); k != fetch.Other {
+		if k == fetch.Incomplete {
+			k = fetch.Protocol
+		}
+		return fetch.Wrap(k, err)
+	}
+	if errors.As(err, &oe) {
+		return fetch.Wrap(fetch.Connect, err)
+	}
+	return fetch.Wrap(fetch.Protocol, err)
+}
+
+// causeError returns the reason a request's context ended as an *Error: the
+// watchdog's Timeout, a deadline's Timeout, or a cancellation.
+func causeError(rctx context.Context) error {
+	cause := context.Cause(rctx)
+	if cause == nil {
+		cause = rctx.Err()
+	}
+	return fetch.Wrap(fetch.KindOf(cause), cause)
+}

@@ -1,0 +1,189 @@
+package http
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	neturl "net/url"
+	"sync"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// transport returns the shared transport for a TLS configuration. Requests
+// from one Client carry the same *tls.Config (or nil), so in practice one
+// transport serves every request: connections are reused across fetches,
+// and HTTP/2 is used where the server offers it.
+func (h *Handler) transport(tc *tls.Config) *http.Transport {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t, ok := h.transports[tc]; ok {
+		return t
+	}
+	if h.transports == nil {
+		h.transports = make(map[*tls.Config]*http.Transport)
+	}
+	per := h.MaxConnsPerHost
+	if per <= 0 {
+		per = 8
+	}
+	t := &http.Transport{
+		Proxy: h.proxyFunc(),
+		DialContext: (&net.Dialer{
+			Timeout:   30 * time.Second, // each request's own connect timeout is enforced by its watchdog
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           64,
+		MaxIdleConnsPerHost:    per,
+		MaxConnsPerHost:        per,
+		IdleConnTimeout:        90 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: h.maxHeaderBytes(),
+		ReadBufferSize:         64 << 10,
+		WriteBufferSize:        16 << 10,
+	}
+	if tc != nil {
+		t.TLSClientConfig = tc.Clone()
+	}
+	h.transports[tc] = t
+	return t
+}
+
+func (h *Handler) proxyFunc() func(*http.Request) (*neturl.URL, error) {
+	if h.Proxy != nil {
+		return h.Proxy
+	}
+	return http.ProxyFromEnvironment
+}
+
+func (h *Handler) maxHeaderBytes() int64 {
+	if h.MaxHeaderBytes > 0 {
+		return h.MaxHeaderBytes
+	}
+	return 1 << 20
+}
+
+// Close closes the idle connections of every transport. Connections in use
+// close when their bodies do. The Handler stays usable.
+func (h *Handler) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range h.transports {
+		t.CloseIdleConnections()
+	}
+	return nil
+}
+
+// watchdog is a request's deadline for network waits: armed while the
+// request waits on the peer (connecting, sending, awaiting the reply, each
+// read of the body), disarmed in between, it cancels the request's context
+// with a Timeout error when a wait lasts too long. It works the same over
+// HTTP/1 and HTTP/2, where several requests share one connection and
+// connection deadlines cannot serve.
+type watchdog struct {
+	mu     sync.Mutex
+	timer  *time.Timer
+	cancel context.CancelCauseFunc
+	what   string
+	d      time.Duration
+	dead   bool
+}
+
+func newWatchdog(cancel context.CancelCauseFunc) *watchdog {
+	w := &watchdog{cancel: cancel}
+	w.timer = time.AfterFunc(time.Hour, w.fire)
+	w.timer.Stop()
+	return w
+}
+
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	if w.dead {
+		w.mu.Unlock()
+		return
+	}
+	what, d := w.what, w.d
+	w.mu.Unlock()
+	w.cancel(fetch.Errorf(fetch.Timeout, "%s: nothing for %v", what, d))
+}
+
+// arm starts (or restarts) the deadline: d from now, for the wait named
+// what.
+func (w *watchdog) arm(d time.Duration, what string) {
+	w.mu.Lock()
+	w.what, w.d = what, d
+	w.timer.Reset(d)
+	w.mu.Unlock()
+}
+
+// disarm stops the deadline until the next arm.
+func (w *watchdog) disarm() { w.timer.Stop() }
+
+// stop ends the watchdog for good.
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	w.dead = true
+	w.timer.Stop()
+	w.mu.Unlock()
+}
+
+// clientTrace returns the httptrace hooks that arm the watchdog at each
+// network wait of a hop and write the -v trace.
+func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(proto string) string) *httptrace.ClientTrace {
+	connect, idle := req.ConnectTimeout, req.IdleTimeout
+	if connect <= 0 {
+		connect = 30 * time.Second
+	}
+	if idle <= 0 {
+		idle = 60 * time.Second
+	}
+	return &httptrace.ClientTrace{
+		DNSStart: func(i httptrace.DNSStartInfo) {
+			w.arm(connect, "resolving "+i.Host)
+		},
+		ConnectStart: func(network, addr string) {
+			w.arm(connect, "connecting to "+addr)
+			tr.Notef("connecting to %s", addr)
+		},
+		ConnectDone: func(network, addr string, err error) {
+			if err == nil {
+				tr.Notef("connected to %s", addr)
+			}
+		},
+		TLSHandshakeStart: func() { w.arm(connect, "TLS handshake") },
+		TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
+			if err == nil {
+				tr.Notef("TLS %s, %s, ALPN %q", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol)
+			}
+		},
+		GotConn: func(i httptrace.GotConnInfo) {
+			w.arm(idle, "sending the request")
+			if i.Reused {
+				tr.Notef("reusing the connection to %s", i.Conn.RemoteAddr())
+			}
+			proto := "HTTP/1.1"
+			if tc, ok := i.Conn.(*tls.Conn); ok && tc.ConnectionState().NegotiatedProtocol == "h2" {
+				proto = "HTTP/2"
+			}
+			tr.Send(line(proto))
+		},
+		WroteHeaderField: func(key string, values []string) {
+			if len(key) > 0 && key[0] == ':' {
+				return
+			}
+			for _, v := range values {
+				tr.Send(key + ": " + mask(key, v))
+			}
+		},
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			w.arm(idle, "awaiting the reply")
+		},
+		GotFirstResponseByte: func() {
+			w.arm(idle, "reading the reply headers")
+		},
+	}
+}
