@@ -33,27 +33,46 @@ func netrcUser(host string) (*url.Userinfo, error) {
 	return parseNetrc(f, host)
 }
 
-// parseNetrc reads netrc tokens: machine NAME | default, then login,
-// password (and account, macdef, which are skipped).
+// parseNetrc reads netrc tokens: "machine NAME" or "default", then
+// "login", "password" and "account" with their values; a "macdef" body
+// runs to the next blank line and is skipped.
 func parseNetrc(r io.Reader, host string) (*url.Userinfo, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), 1<<20)
-	sc.Split(bufio.ScanWords)
-	var found, def *url.Userinfo
-	var cur *url.Userinfo
+	var toks []string
 	inMacro := false
 	for sc.Scan() {
-		tok := sc.Text()
+		line := sc.Text()
 		if inMacro {
-			continue // macdef bodies run to the end; rare and ignored
+			inMacro = strings.TrimSpace(line) != ""
+			continue
 		}
-		switch tok {
-		case "machine":
-			if !sc.Scan() {
+		fields := strings.Fields(line)
+		for i, f := range fields {
+			if f == "macdef" {
+				fields = fields[:i]
+				inMacro = true
 				break
 			}
+		}
+		toks = append(toks, fields...)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	var found, def, cur *url.Userinfo
+	for i := 0; i < len(toks); i++ {
+		next := func() string {
+			if i+1 < len(toks) {
+				i++
+				return toks[i]
+			}
+			return ""
+		}
+		switch toks[i] {
+		case "machine":
 			cur = nil
-			if strings.EqualFold(sc.Text(), host) && found == nil {
+			if name := next(); strings.EqualFold(name, host) && found == nil {
 				found = &url.Userinfo{}
 				cur = found
 			}
@@ -63,25 +82,17 @@ func parseNetrc(r io.Reader, host string) (*url.Userinfo, error) {
 				def = &url.Userinfo{}
 				cur = def
 			}
-		case "login", "password", "account":
-			if !sc.Scan() {
-				break
+		case "login":
+			if v := next(); cur != nil {
+				cur.Username = v
 			}
-			if cur == nil {
-				continue
+		case "password":
+			if v := next(); cur != nil {
+				cur.Password, cur.HasPassword = v, true
 			}
-			switch tok {
-			case "login":
-				cur.Username = sc.Text()
-			case "password":
-				cur.Password, cur.HasPassword = sc.Text(), true
-			}
-		case "macdef":
-			inMacro = true
+		case "account":
+			next()
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
 	}
 	if found != nil {
 		return found, nil

@@ -241,6 +241,10 @@ func TestHeadAndDryRun(t *testing.T) {
 
 func TestNetrc(t *testing.T) {
 	const rc = `machine a.example login alice password s3cret
+macdef init
+cd /pub
+machine evil.example login mallory
+
 default login anonymous password guest@
 machine b.example
 	login bob
@@ -249,6 +253,7 @@ machine b.example
 		{"a.example", "alice", "s3cret"},
 		{"B.EXAMPLE", "bob", ""},
 		{"c.example", "anonymous", "guest@"},
+		{"evil.example", "anonymous", "guest@"}, // inside a macdef: not an entry
 	} {
 		u, err := parseNetrc(strings.NewReader(rc), tt.host)
 		if err != nil || u == nil || u.Username != tt.user || u.Password != tt.pass {
