@@ -10,11 +10,14 @@ const (
 	cNational    // { } | \ ^ ~ [ ] `
 	cPunctuation // < > # % "
 	cHex
+	cScheme    // alpha | digit | "+" | "-" | "."
+	cHostLoose // alpha | digit | "-" | "." | "_": what a lenient parser takes in a host name
+	cSpace     // ASCII white space, trimmed by a lenient parser
 )
 
 const cUnreserved = cAlpha | cDigit | cSafe | cExtra
 
-var class [256]uint8
+var class [256]uint16
 
 func init() {
 	for c := 'a'; c <= 'z'; c++ {
@@ -44,6 +47,20 @@ func init() {
 	for _, c := range "<>#%\"" {
 		class[c] |= cPunctuation
 	}
+	for c := 0; c < 256; c++ {
+		if class[c]&(cAlpha|cDigit) != 0 {
+			class[c] |= cScheme | cHostLoose
+		}
+	}
+	for _, c := range "+-." {
+		class[c] |= cScheme
+	}
+	for _, c := range "-._" {
+		class[c] |= cHostLoose
+	}
+	for _, c := range " \t\r\n\f\v" {
+		class[c] |= cSpace
+	}
 }
 
 func isAlpha(c byte) bool      { return class[c]&cAlpha != 0 }
@@ -51,6 +68,8 @@ func isDigit(c byte) bool      { return class[c]&cDigit != 0 }
 func isHex(c byte) bool        { return class[c]&cHex != 0 }
 func isUnreserved(c byte) bool { return class[c]&cUnreserved != 0 }
 func isReserved(c byte) bool   { return class[c]&cReserved != 0 }
+func isSpace(c byte) bool      { return class[c]&cSpace != 0 }
+func isControl(c byte) bool    { return c < 0x20 || c == 0x7f }
 
 // isXchar reports whether c may appear unencoded anywhere in a URL:
 // xchar = unreserved | reserved | escape (the '%' of an escape is checked apart).

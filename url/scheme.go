@@ -33,12 +33,67 @@ var schemes = [...]Scheme{
 
 // LookupScheme returns the facts about a known scheme, given in lower case.
 func LookupScheme(name string) (Scheme, bool) {
-	for _, s := range schemes {
-		if s.Name == name {
-			return s, true
-		}
+	if i := schemeIndex(name); i >= 0 && schemes[i].Name == name {
+		return schemes[i], true
 	}
 	return Scheme{}, false
+}
+
+// schemeIndex returns the index in schemes of the scheme named name,
+// ignoring ASCII case (RFC 1738 §2.1), or -1. It does not allocate.
+func schemeIndex(name string) int {
+	switch name { // the common case: already lower case
+	case "http":
+		return 1
+	case "https":
+		return 10
+	case "ftp":
+		return 0
+	}
+	if len(name) < 3 || len(name) > 8 {
+		return -1
+	}
+	var b [8]byte
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	switch string(b[:len(name)]) {
+	case "ftp":
+		return 0
+	case "http":
+		return 1
+	case "gopher":
+		return 2
+	case "mailto":
+		return 3
+	case "news":
+		return 4
+	case "nntp":
+		return 5
+	case "telnet":
+		return 6
+	case "wais":
+		return 7
+	case "file":
+		return 8
+	case "prospero":
+		return 9
+	case "https":
+		return 10
+	case "ftps":
+		return 11
+	case "gophers":
+		return 12
+	case "nntps":
+		return 13
+	case "snews":
+		return 14
+	}
+	return -1
 }
 
 // Schemes returns every scheme the package knows, RFC 1738's ten first.

@@ -73,26 +73,52 @@ func ParseLenient(rawURL string) (*URL, error) { return Parser{Lenient: true}.Pa
 // Parse parses rawURL. A malformed URL yields an *Error giving the byte
 // offset where parsing stopped; its Input has any password redacted.
 func (p Parser) Parse(rawURL string) (*URL, error) {
-	u := new(URL)
-	if err := p.parse(u, rawURL); err != nil {
+	// The URL and its Userinfo are parsed on the stack and then moved to
+	// the heap in one allocation.
+	var pr parsed
+	if err := p.parse(&pr, rawURL); err != nil {
 		err.Input = redactRaw(rawURL)
 		return nil, err
 	}
-	return u, nil
+	if !pr.hasUser {
+		v := new(URL)
+		*v = pr.u
+		return v, nil
+	}
+	v := &urlWithUser{URL: pr.u, ui: pr.ui}
+	v.URL.User = &v.ui
+	return &v.URL, nil
 }
 
-func (p Parser) parse(u *URL, s string) *Error {
+// parsed is what the parser fills, on the stack: the URL, and its Userinfo
+// when hasUser.
+type parsed struct {
+	u       URL
+	ui      Userinfo
+	hasUser bool
+}
+
+// urlWithUser holds a URL and its Userinfo in one allocation.
+type urlWithUser struct {
+	URL URL
+	ui  Userinfo
+}
+
+func (p Parser) parse(pr *parsed, s string) *Error {
+	u := &pr.u
 	off := 0 // offset of s within the original input
 	if p.Lenient {
-		t := strings.TrimLeft(s, " \t\r\n\f\v")
-		off = len(s) - len(t)
-		s = strings.TrimRight(t, " \t\r\n\f\v")
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
-			return &Error{Offset: off + i, Expected: "no control character"}
+		i, j := 0, len(s)
+		for i < j && isSpace(s[i]) {
+			i++
 		}
+		for j > i && isSpace(s[j-1]) {
+			j--
+		}
+		off, s = i, s[i:j]
 	}
+	// Control characters are refused wherever they stand, by the scan of
+	// each component below: the scheme, login, path and fragment scans.
 	// scheme ":"
 	colon := -1
 	for i := 0; i < len(s); i++ {
@@ -101,7 +127,10 @@ func (p Parser) parse(u *URL, s string) *Error {
 			colon = i
 			break
 		}
-		if !isAlpha(c) && !isDigit(c) && c != '+' && c != '-' && c != '.' {
+		if class[c]&cScheme == 0 {
+			if isControl(c) {
+				return errControl(off + i)
+			}
 			return &Error{Offset: off + i, Expected: "scheme character or ':'"}
 		}
 	}
@@ -111,7 +140,13 @@ func (p Parser) parse(u *URL, s string) *Error {
 	if colon == 0 {
 		return &Error{Offset: off, Expected: "scheme name"}
 	}
-	u.Scheme = lower(s[:colon])
+	var info *Scheme
+	if i := schemeIndex(s[:colon]); i >= 0 {
+		info = &schemes[i]
+		u.Scheme = info.Name // static: no allocation for "HTTP:"
+	} else {
+		u.Scheme = lower(s[:colon])
+	}
 	rest := s[colon+1:]
 	off += colon + 1
 
@@ -126,24 +161,30 @@ func (p Parser) parse(u *URL, s string) *Error {
 		}
 	}
 
-	info, known := LookupScheme(u.Scheme)
-	if (known && info.Hier) || (!known && strings.HasPrefix(rest, "//")) {
-		if !strings.HasPrefix(rest, "//") {
+	slashes := len(rest) >= 2 && rest[0] == '/' && rest[1] == '/'
+	if (info != nil && info.Hier) || (info == nil && slashes) {
+		if !slashes {
 			return &Error{Offset: off, Expected: `"//" after "` + u.Scheme + `:"`}
 		}
 		u.Hier = true
 		rest = rest[2:]
 		off += 2
 		end := strings.IndexByte(rest, '/')
-		if p.Lenient {
-			if q := strings.IndexByte(rest, '?'); q >= 0 && (end < 0 || q < end) {
-				end = q
-			}
-		}
 		if end < 0 {
 			end = len(rest)
 		}
-		if err := p.parseLogin(u, rest[:end], off); err != nil {
+		if p.Lenient {
+			// Real-world text ends the authority at '?' as well
+			// ("http://h?q"). A '?' followed by an '@' belongs to a user or
+			// password (§3.1 allows it there), except in http URLs, which
+			// have no login.
+			if q := strings.IndexByte(rest[:end], '?'); q >= 0 {
+				if family(u.Scheme) == "http" || strings.IndexByte(rest[q:end], '@') < 0 {
+					end = q
+				}
+			}
+		}
+		if err := p.parseLogin(pr, rest[:end], off, info); err != nil {
 			return err
 		}
 		if end < len(rest) {
@@ -154,9 +195,6 @@ func (p Parser) parse(u *URL, s string) *Error {
 		}
 		off += end
 		rest = rest[end:]
-		if u.Host == "" && u.Scheme != "file" && known {
-			return &Error{Offset: off - 1, Expected: "host"}
-		}
 	}
 	if p.Lenient {
 		n, err := normalize(rest, off)
@@ -168,7 +206,7 @@ func (p Parser) parse(u *URL, s string) *Error {
 		return err
 	}
 	u.Path = rest
-	if !p.Lenient || known {
+	if info != nil {
 		if err := p.checkScheme(u, off); err != nil {
 			return err
 		}
@@ -176,13 +214,30 @@ func (p Parser) parse(u *URL, s string) *Error {
 	return nil
 }
 
-// parseLogin parses login = [ user [ ":" password ] "@" ] hostport.
-func (p Parser) parseLogin(u *URL, login string, off int) *Error {
+// loginAllowed reports whether the BNF of RFC 1738 §5 gives the scheme a
+// login (user and password) rather than a bare hostport: ftp and telnet do,
+// and so do schemes the package does not know.
+func loginAllowed(scheme string) bool {
+	switch family(scheme) {
+	case "http", "gopher", "nntp", "wais", "prospero", "file":
+		return false
+	}
+	return true
+}
+
+// parseLogin parses login = [ user [ ":" password ] "@" ] hostport, the
+// text between "//" and the '/' that ends it, which starts at offset off.
+// info is nil for an unknown scheme.
+func (p Parser) parseLogin(pr *parsed, login string, off int, info *Scheme) *Error {
+	u := &pr.u
 	if at := strings.LastIndexByte(login, '@'); at >= 0 {
-		ui := login[:at]
-		name, pass, hasPass := ui, "", false
-		if c := strings.IndexByte(ui, ':'); c >= 0 {
-			name, pass, hasPass = ui[:c], ui[c+1:], true
+		if !p.Lenient && info != nil && !loginAllowed(u.Scheme) {
+			return &Error{Offset: off, Expected: "host (no user or password in a " + u.Scheme + " URL, RFC 1738 §5)"}
+		}
+		userinfo := login[:at]
+		name, pass, hasPass := userinfo, "", false
+		if c := strings.IndexByte(userinfo, ':'); c >= 0 {
+			name, pass, hasPass = userinfo[:c], userinfo[c+1:], true
 		}
 		dn, err := p.userPart(name, off)
 		if err != nil {
@@ -192,16 +247,23 @@ func (p Parser) parseLogin(u *URL, login string, off int) *Error {
 		if err != nil {
 			return err
 		}
-		u.User = &Userinfo{Username: dn, Password: dp, HasPassword: hasPass}
+		// Parse links the Userinfo into the URL once both are on the heap.
+		pr.ui = Userinfo{Username: dn, Password: dp, HasPassword: hasPass}
+		pr.hasUser = true
 		off += at + 1
 		login = login[at+1:]
 	}
 	hostport := login
 	host, port := hostport, ""
 	hasPort := false
-	if strings.HasPrefix(hostport, "[") {
+	if len(hostport) > 0 && hostport[0] == '[' {
 		if !p.Lenient {
 			return &Error{Offset: off, Expected: "host name or IPv4 address (IPv6 literals need a lenient parser)"}
+		}
+		for i := 0; i < len(hostport); i++ {
+			if isControl(hostport[i]) {
+				return errControl(off + i)
+			}
 		}
 		rb := strings.IndexByte(hostport, ']')
 		if rb < 0 {
@@ -223,12 +285,21 @@ func (p Parser) parseLogin(u *URL, login string, off int) *Error {
 			host, port, hasPort = hostport[:c], hostport[c+1:], true
 		}
 		if i, ok := p.checkHost(host); !ok {
+			if i < len(host) && isControl(host[i]) {
+				return errControl(off + i)
+			}
 			return &Error{Offset: off + i, Expected: "host name or IPv4 address"}
 		}
+	}
+	if host == "" && info != nil && info.Name != "file" {
+		return &Error{Offset: off, Expected: "host"}
 	}
 	u.Host = host
 	if hasPort {
 		poff := off + len(hostport) - len(port)
+		if !p.Lenient && info != nil && info.Name == "file" {
+			return &Error{Offset: poff - 1, Expected: "'/' after the host (a file URL has no port, RFC 1738 §3.10)"}
+		}
 		if port == "" {
 			if !p.Lenient {
 				return &Error{Offset: poff, Expected: "port digits"}
@@ -238,6 +309,9 @@ func (p Parser) parseLogin(u *URL, login string, off int) *Error {
 		n := 0
 		for i := 0; i < len(port); i++ {
 			if !isDigit(port[i]) {
+				if isControl(port[i]) {
+					return errControl(poff + i)
+				}
 				return &Error{Offset: poff + i, Expected: "port digits"}
 			}
 			n = n*10 + int(port[i]-'0')
@@ -256,25 +330,31 @@ func (p Parser) parseLogin(u *URL, login string, off int) *Error {
 // userPart validates and decodes a user or password:
 // *[ uchar | ";" | "?" | "&" | "=" ].
 func (p Parser) userPart(s string, off int) (string, *Error) {
+	escapes := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '%':
 			if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+				escapes = true
 				i += 2
 				continue
 			}
 			if !p.Lenient {
 				return "", &Error{Offset: off + i, Expected: "two hex digits after '%'"}
 			}
+			escapes = true
 		case isUnreserved(c) || c == ';' || c == '?' || c == '&' || c == '=':
 		default:
+			if isControl(c) {
+				return "", errControl(off + i)
+			}
 			if !p.Lenient {
 				return "", &Error{Offset: off + i, Expected: "user or password character (encode others as %XX)"}
 			}
 		}
 	}
-	if strings.IndexByte(s, '%') < 0 {
+	if !escapes {
 		return s, nil
 	}
 	if p.Lenient {
@@ -287,42 +367,50 @@ func (p Parser) userPart(s string, off int) (string, *Error) {
 // checkHost validates host = hostname | hostnumber, returning the offset of
 // the first bad byte. The empty host is left to the caller.
 func (p Parser) checkHost(h string) (int, bool) {
-	if h == "" {
-		return 0, true
-	}
 	if p.Lenient {
 		for i := 0; i < len(h); i++ {
-			c := h[i]
-			if !isAlpha(c) && !isDigit(c) && c != '-' && c != '.' && c != '_' {
+			if class[h[i]]&cHostLoose == 0 {
 				return i, false
 			}
 		}
 		return 0, true
 	}
-	// hostname = *[ domainlabel "." ] toplabel; hostnumber = 4 digit groups.
-	labels := strings.Split(h, ".")
-	allDigits := len(labels) == 4
-	off := 0
-	for li, l := range labels {
-		if l == "" {
-			return off, false
-		}
-		for i := 0; i < len(l); i++ {
-			c := l[i]
+	return checkHostStrict(h)
+}
+
+// checkHostStrict validates, by the BNF of RFC 1738 §5,
+// hostname = *[ domainlabel "." ] toplabel (labels of alphanumerics and
+// inner '-', the last starting with a letter) or
+// hostnumber = digits "." digits "." digits "." digits.
+func checkHostStrict(h string) (int, bool) {
+	if h == "" {
+		return 0, true
+	}
+	labels, allDigits := 0, true
+	start := 0 // of the current label
+	for i := 0; i <= len(h); i++ {
+		if i < len(h) && h[i] != '.' {
+			c := h[i]
 			if !isAlpha(c) && !isDigit(c) && c != '-' {
-				return off + i, false
+				return i, false
 			}
 			if !isDigit(c) {
 				allDigits = false
 			}
+			continue
 		}
-		if l[0] == '-' || l[len(l)-1] == '-' {
-			return off, false
+		// h[start:i] is a label.
+		if i == start || h[start] == '-' {
+			return start, false
 		}
-		if li == len(labels)-1 && !allDigits && !isAlpha(l[0]) {
-			return off, false
+		if h[i-1] == '-' {
+			return i - 1, false
 		}
-		off += len(l) + 1
+		labels++
+		if i == len(h) && !isAlpha(h[start]) && !(allDigits && labels == 4) {
+			return start, false
+		}
+		start = i + 1
 	}
 	return 0, true
 }
@@ -340,10 +428,19 @@ func validIPv6(h string) bool {
 	return true
 }
 
+// errControl reports a raw control character (RFC 1738 §2.2: octets 00-1F
+// and 7F must be encoded).
+func errControl(off int) *Error {
+	return &Error{Offset: off, Expected: "no control character"}
+}
+
 // checkXchars checks that s is *xchar: unreserved, reserved or an escape.
 func checkXchars(s string, off int) *Error {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if class[c]&(cUnreserved|cReserved) != 0 {
+			continue
+		}
 		if c == '%' {
 			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
 				return &Error{Offset: off + i, Expected: "two hex digits after '%'"}
@@ -351,22 +448,32 @@ func checkXchars(s string, off int) *Error {
 			i += 2
 			continue
 		}
-		if !isXchar(c) {
-			return &Error{Offset: off + i, Expected: "an encoded " + strconv.QuoteRune(rune(c)) + " (unsafe or national characters must be %XX)"}
+		if isControl(c) {
+			return errControl(off + i)
 		}
+		return &Error{Offset: off + i, Expected: "an encoded " + strconv.QuoteRune(rune(c)) + " (unsafe or national characters must be %XX)"}
 	}
 	return nil
 }
 
 // normalize encodes, for a lenient parser, every byte that is not an xchar
-// and every '%' that does not begin an escape. It allocates only when it
-// changes s.
+// and every '%' that does not begin an escape. It refuses control
+// characters, and allocates only when it changes s.
 func normalize(s string, off int) (string, *Error) {
 	bad := 0
 	for i := 0; i < len(s); i++ {
-		if needsNormalize(s, i) {
-			bad++
+		c := s[i]
+		if class[c]&(cUnreserved|cReserved) != 0 {
+			continue
 		}
+		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			i += 2
+			continue
+		}
+		if isControl(c) {
+			return "", errControl(off + i)
+		}
+		bad++
 	}
 	if bad == 0 {
 		return s, nil

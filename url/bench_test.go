@@ -1,0 +1,80 @@
+package url
+
+import (
+	"bytes"
+	neturl "net/url"
+	"os"
+	"testing"
+)
+
+// realWorldCorpus is the shared corpus of real-world URLs, one a line. It is
+// not committed (4.7 MB); the benchmarks skip when it is absent.
+const realWorldCorpus = "/work/shared/corpus/urls-realworld.txt"
+
+// corpus is the real-world corpus held as one string and the end offset of
+// each line in it, so that the garbage collector has almost nothing to scan
+// and the benchmarks measure the parsers, not the harness.
+type corpus struct {
+	data string
+	ends []int32
+}
+
+func (c *corpus) url(i int) string {
+	i %= len(c.ends)
+	start := int32(0)
+	if i > 0 {
+		start = c.ends[i-1] + 1
+	}
+	return c.data[start:c.ends[i]]
+}
+
+func loadCorpus(b *testing.B) *corpus {
+	b.Helper()
+	raw, err := os.ReadFile(realWorldCorpus)
+	if err != nil {
+		b.Skipf("corpus not available: %v", err)
+	}
+	c := &corpus{data: string(bytes.TrimRight(raw, "\n"))}
+	for i := 0; i < len(c.data); i++ {
+		if c.data[i] == '\n' {
+			c.ends = append(c.ends, int32(i))
+		}
+	}
+	c.ends = append(c.ends, int32(len(c.data)))
+	return c
+}
+
+// BenchmarkParse parses the real-world corpus with a lenient Parser; one op
+// is one URL, so ns/op and allocs/op are per URL.
+func BenchmarkParse(b *testing.B) {
+	urls := loadCorpus(b)
+	p := Parser{Lenient: true}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p.Parse(urls.url(i))
+	}
+}
+
+// BenchmarkParseStrict is BenchmarkParse with a strict Parser (many real
+// URLs fail, which costs an *Error).
+func BenchmarkParseStrict(b *testing.B) {
+	urls := loadCorpus(b)
+	p := Parser{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p.Parse(urls.url(i))
+	}
+}
+
+// BenchmarkNetURLParse parses the same corpus with the standard library's
+// net/url, for comparison.
+func BenchmarkNetURLParse(b *testing.B) {
+	urls := loadCorpus(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		neturl.Parse(urls.url(i))
+	}
+}
