@@ -6,6 +6,7 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes/file"
 	httpscheme "github.com/rfc1738/fetch/schemes/http"
+	"github.com/rfc1738/fetch/schemes/prospero"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -30,5 +31,6 @@ func Register(c *fetch.Client, cfg Config) {
 	c.Register("http", web)
 	c.Register("https", web)
 	// One line per scheme: c.Register("name", handler).
+	c.Register("prospero", &prospero.Handler{Follow: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) }})
 	c.Register("file", &file.Handler{})
 }

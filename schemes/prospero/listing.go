@@ -1,0 +1,132 @@
+package prospero
+
+import (
+	"bufio"
+	"io"
+	"sync"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// list asks for a directory's links and returns them as a stream of
+// prospero URLs, one a line, in the server's order. A FAILURE in the first
+// line is returned as the error.
+func (h *Handler) list(s *session, req *fetch.Request, t target) (io.ReadCloser, error) {
+	m, err := h.ask(s, req, listLines(t))
+	if err != nil {
+		return nil, err
+	}
+	b := &listBody{s: s, br: bufio.NewReaderSize(m, 16<<10), trace: req.Trace, dir: t}
+	// Read up to the first link, so that a failure is the fetch's error.
+	if err := b.next(); err != nil && err != io.EOF {
+		return nil, err
+	} else if err == io.EOF {
+		b.err = io.EOF
+	}
+	return b, nil
+}
+
+// listBody turns LINK lines into URL lines as they are read.
+type listBody struct {
+	s     *session
+	br    *bufio.Reader
+	trace *fetch.Trace
+	dir   target
+	out   []byte // the current output line, not yet read
+	err   error
+	lines int
+	once  sync.Once
+}
+
+// next reads reply lines until one yields an output line, or the end.
+func (b *listBody) next() error {
+	for {
+		line, err := readLine(b.br)
+		if err != nil {
+			if err == io.EOF {
+				return io.EOF
+			}
+			return wrapReply(err)
+		}
+		b.trace.Recv(line)
+		toks, err := tokenize(line)
+		if err != nil {
+			return wrapReply(err)
+		}
+		b.lines++
+		if len(toks) == 0 {
+			continue
+		}
+		switch toks[0] {
+		case "LINK":
+			if u, ok := b.linkURL(toks); ok {
+				b.out = append(append(b.out[:0], u...), '\n')
+				return nil
+			}
+			b.trace.Notef("skipping a link this client cannot name as a URL: %s", truncate(line))
+		case "VERSION", "WARNING", "ATTRIBUTE", "UNRESOLVED", "FILTER":
+			// the server's version, advisories, or detail we did not ask for
+		case "NONE-FOUND":
+			// an empty directory
+		case "FAILURE", "ERROR":
+			return replyError(toks, "LIST")
+		default:
+			return fetch.Errorf(fetch.Protocol, "LIST: unexpected reply line %q", truncate(line))
+		}
+	}
+}
+
+// linkURL makes the URL of one LINK line:
+//
+//	LINK L|U <target> <name> <host-type> <host> <hsoname-type> <hsoname> <version> ...
+func (b *listBody) linkURL(toks []string) (string, bool) {
+	if len(toks) < 8 || toks[4] != "INTERNET-D" || toks[6] != "ASCII" {
+		return "", false
+	}
+	host, port, ok := resolveServer(b.dir, toks[5])
+	if !ok {
+		return "", false
+	}
+	t := target{host: host, port: port, hsoname: toks[7], version: "0"}
+	if len(toks) > 8 {
+		t.version = toks[8]
+	}
+	return urlOf(t), true
+}
+
+// Read delivers the listing.
+func (b *listBody) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if len(b.out) == 0 {
+			if b.err != nil {
+				break
+			}
+			if err := b.next(); err != nil {
+				b.err = err
+				continue
+			}
+		}
+		c := copy(p[n:], b.out)
+		b.out = b.out[c:]
+		n += c
+		if b.br.Buffered() == 0 && len(b.out) == 0 {
+			break // do not wait for the network with bytes in hand
+		}
+	}
+	if n > 0 {
+		return n, nil
+	}
+	return 0, b.err
+}
+
+// Close ends the exchange and closes the socket; it is safe to call twice.
+func (b *listBody) Close() error {
+	b.once.Do(func() {
+		if b.err == nil {
+			b.err = errClosed
+		}
+		b.s.close()
+	})
+	return nil
+}
