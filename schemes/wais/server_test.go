@@ -300,4 +300,3 @@ func (r *replay) finish() {
 
 // part returns the messages [from, to) of a transcript.
 func part(ms []msg, from, to int) []msg { return append([]msg(nil), ms[from:to]...) }
-
