@@ -5,6 +5,7 @@ package schemes
 import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes/file"
+	"github.com/rfc1738/fetch/schemes/gopher"
 	httpscheme "github.com/rfc1738/fetch/schemes/http"
 	"github.com/rfc1738/fetch/schemes/prospero"
 	"github.com/rfc1738/fetch/url"
@@ -18,6 +19,9 @@ type Config struct {
 	HTTPRaw          bool   // --raw: deliver bodies still content-encoded (default: gzip decoded)
 	HTTPUserAgent    string // --user-agent; "" means "fetch/<version>"
 	HTTPMaxRedirects int    // --max-redirs; 0 means 10, negative follows none
+
+	// Gopher and gophers.
+	GopherAnswers []string // --gopher-answer, repeated: answers to a Gopher+ +ASK form, in order (default: asked on the terminal)
 
 	// Settings are added here, one group per scheme, as schemes arrive.
 }
@@ -33,4 +37,7 @@ func Register(c *fetch.Client, cfg Config) {
 	// One line per scheme: c.Register("name", handler).
 	c.Register("prospero", &prospero.Handler{Follow: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) }})
 	c.Register("file", &file.Handler{})
+	g := &gopher.Handler{Answers: cfg.GopherAnswers}
+	c.Register("gopher", g)
+	c.Register("gophers", g)
 }

@@ -1,0 +1,181 @@
+package gopher
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"syscall"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
+)
+
+// plainReply reads the start of a (non-Gopher+) reply: an error item in
+// its first line fails the fetch; otherwise the Body streams the item in
+// the manner its type calls for.
+func (h *Handler) plainReply(s *session, req *fetch.Request, g url.Gopher) (*fetch.Resource, error) {
+	if err := h.checkErrorItem(s, req); err != nil {
+		return nil, err
+	}
+	res := newResource(req, g.Type)
+	switch {
+	case isMenuType(g.Type):
+		res.Body = &body{s: s, r: &capReader{r: h.newText(s.br), n: h.maxMenu()}}
+	case isTextType(g.Type):
+		res.Body = &body{s: s, r: h.newText(s.br)}
+	default:
+		res.Body = &body{s: s, r: rawReader{s.br}}
+	}
+	return res, nil
+}
+
+// checkErrorItem peeks at the reply's first line: when it is a menu line of
+// type 3 (RFC 1436's error item), the fetch fails with Kind NotFound and the
+// server's text.
+func (h *Handler) checkErrorItem(s *session, req *fetch.Request) error {
+	b, err := s.br.Peek(1)
+	if err != nil {
+		if err == io.EOF {
+			req.Trace.Notef("the server closed without a reply")
+			return nil
+		}
+		return readErr(err)
+	}
+	if b[0] != '3' {
+		return nil
+	}
+	line, err := peekLine(s.br, h.maxLine())
+	if err != nil {
+		return err
+	}
+	req.Trace.Recv(traceable(string(bytes.TrimRight(line, "\r\n"))))
+	it, ok := ParseItem(string(line))
+	if !ok || it.Type != '3' {
+		return nil
+	}
+	return fetch.Errorf(fetch.NotFound, "the server answers with an error item: %s", sanitize(it.Display))
+}
+
+// peekLine returns the first line of the reply, with its line end, without
+// consuming it: at most max bytes, or what there is before the server
+// closes.
+func peekLine(br *bufio.Reader, max int) ([]byte, error) {
+	for n := 1; ; {
+		_, err := br.Peek(n)
+		b, _ := br.Peek(min(br.Buffered(), max))
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			return b[:i+1], nil
+		}
+		if len(b) >= max {
+			return b, nil
+		}
+		if err != nil {
+			if err == io.EOF && len(b) > 0 {
+				return b, nil
+			}
+			return nil, readErr(err)
+		}
+		n = len(b) + 1
+	}
+}
+
+// isMenuType reports whether replies of type t are menus: 1 directories
+// and 7 search results.
+func isMenuType(t string) bool { return t == "1" || t == "7" }
+
+// isTextType reports whether replies of type t are text that RFC 1436 ends
+// with a lone "." line.
+func isTextType(t string) bool { return t == "0" || isMenuType(t) }
+
+// mediaTypes are the media types the item types imply.
+var mediaTypes = map[string]string{
+	"0": "text/plain",
+	"1": "application/gopher-menu",
+	"7": "application/gopher-menu",
+	"4": "application/mac-binhex40",
+	"6": "text/x-uuencode",
+	"9": "application/octet-stream",
+	"5": "application/octet-stream",
+	"g": "image/gif",
+	"h": "text/html",
+	"p": "image/png",
+	"d": "application/pdf",
+}
+
+// newResource returns the Resource for an item of type t, without a Body.
+func newResource(req *fetch.Request, t string) *fetch.Resource {
+	res := &fetch.Resource{URL: req.URL, Size: -1, MediaType: mediaTypes[t], Extra: map[string]string{"gopher-type": t}}
+	if isMenuType(t) {
+		res.Kind = fetch.KindMenu
+	}
+	return res
+}
+
+// body is a Resource's Body: it reads r and closes the session.
+type body struct {
+	s *session
+	r io.Reader
+}
+
+func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+// Close ends the connection (a gopher server closes after each item) and
+// removes any held-back text; it is safe to call more than once.
+func (b *body) Close() error {
+	if c, ok := b.r.(io.Closer); ok {
+		c.Close()
+	}
+	return b.s.Close()
+}
+
+// rawReader reads until the server closes, classifying errors.
+type rawReader struct{ r io.Reader }
+
+func (r rawReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = readErr(err)
+	}
+	return n, err
+}
+
+// capReader fails with Kind Protocol once r yields more than n bytes.
+type capReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	if c.n < 0 {
+		return 0, fetch.Errorf(fetch.Protocol, "the menu is longer than the bound (see Handler.MaxMenu)")
+	}
+	return n, err
+}
+
+// Close closes r when it can be closed.
+func (c *capReader) Close() error {
+	if cl, ok := c.r.(io.Closer); ok {
+		return cl.Close()
+	}
+	return nil
+}
+
+// readErr classifies an error read from the server: a reset connection is
+// an incomplete transfer (CONTRACT §2).
+func readErr(err error) error {
+	if err == nil || err == io.EOF {
+		return err
+	}
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
+		return fetch.Wrap(fetch.Incomplete, err)
+	}
+	return fetch.Classify(err)
+}
