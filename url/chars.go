@@ -10,9 +10,10 @@ const (
 	cNational    // { } | \ ^ ~ [ ] `
 	cPunctuation // < > # % "
 	cHex
-	cScheme    // alpha | digit | "+" | "-" | "."
-	cHostLoose // alpha | digit | "-" | "." | "_": what a lenient parser takes in a host name
-	cSpace     // ASCII white space, trimmed by a lenient parser
+	cScheme     // alpha | digit | "+" | "-" | "."
+	cHostLoose  // alpha | digit | "-" | "." | "_": what a lenient parser takes in a host name
+	cSpace      // ASCII white space, trimmed by a lenient parser
+	cLoginDelim // / @ ? #: the bytes the login scan stops at
 )
 
 const cUnreserved = cAlpha | cDigit | cSafe | cExtra
@@ -57,6 +58,9 @@ func init() {
 	}
 	for _, c := range "-._" {
 		class[c] |= cHostLoose
+	}
+	for _, c := range "/@?#" {
+		class[c] |= cLoginDelim
 	}
 	for _, c := range " \t\r\n\f\v" {
 		class[c] |= cSpace

@@ -1,6 +1,7 @@
 package url
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -10,8 +11,19 @@ import (
 func (p Parser) checkScheme(u *URL, off int) *Error {
 	path := u.Path
 	strict := !p.Lenient
-	switch family(u.Scheme) {
+	fam := family(u.Scheme)
+	if strict && !u.Slash && (fam == "file" || fam == "wais" || fam == "prospero") {
+		// fileurl, waisurl and prosperourl have a mandatory "/" (§5).
+		return &Error{Offset: off, Expected: "'/' after the host"}
+	}
+	switch fam {
 	case "ftp":
+		if strings.IndexByte(path, ';') < 0 {
+			if strict {
+				return checkChars(path, off, "/?:@&=", "FTP path character")
+			}
+			return nil
+		}
 		body, code := splitTypecode(path)
 		if code == "" {
 			if i := strings.LastIndex(path, ";type="); i >= 0 && i+6 <= len(path) && strings.IndexByte(path[i+1:], '/') < 0 {
@@ -23,9 +35,6 @@ func (p Parser) checkScheme(u *URL, off int) *Error {
 		}
 	case "file":
 		if strict {
-			if u.User != nil || u.Port != 0 {
-				return &Error{Offset: off - 1, Expected: "file URL with only a host"}
-			}
 			return checkChars(path, off, "/?:@&=", "file path character")
 		}
 	case "http":
@@ -35,12 +44,7 @@ func (p Parser) checkScheme(u *URL, off int) *Error {
 				return err
 			}
 			if found {
-				if err := checkChars(search, off+len(hpath)+1, ";:@&=", "HTTP search character"); err != nil {
-					return err
-				}
-			}
-			if u.User != nil {
-				return &Error{Offset: 0, Expected: "no user or password in an http URL (RFC 1738 §3.3)"}
+				return checkChars(search, off+len(hpath)+1, ";:@&=", "HTTP search character")
 			}
 		}
 	case "gopher":
@@ -67,10 +71,14 @@ func (p Parser) checkScheme(u *URL, off int) *Error {
 			}
 		}
 		if found && (num != "" || strict) {
+			noff := off + len(group) + 1
 			for i := 0; i < len(num) || i == 0; i++ {
 				if i >= len(num) || !isDigit(num[i]) {
-					return &Error{Offset: off + len(group) + 1 + i, Expected: "article number digits"}
+					return &Error{Offset: noff + i, Expected: "article number digits"}
 				}
+			}
+			if _, err := strconv.ParseInt(num, 10, 64); err != nil {
+				return &Error{Offset: noff, Expected: "article number below 2^63"}
 			}
 		}
 	case "telnet":
@@ -83,7 +91,7 @@ func (p Parser) checkScheme(u *URL, off int) *Error {
 				if err := checkChars(path[:i], off, "", "WAIS database character"); err != nil {
 					return err
 				}
-				return checkChars(path[i+1:], off+i+1, "", "WAIS search character")
+				return checkChars(path[i+1:], off+i+1, ";:@&=", "WAIS search character")
 			}
 			return nil
 		}

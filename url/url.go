@@ -150,17 +150,6 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 	rest := s[colon+1:]
 	off += colon + 1
 
-	if p.Lenient {
-		if i := strings.IndexByte(rest, '#'); i >= 0 {
-			frag, err := normalize(rest[i+1:], off+i+1)
-			if err != nil {
-				return err
-			}
-			u.Fragment, u.HasFragment = frag, true
-			rest = rest[:i]
-		}
-	}
-
 	slashes := len(rest) >= 2 && rest[0] == '/' && rest[1] == '/'
 	if (info != nil && info.Hier) || (info == nil && slashes) {
 		if !slashes {
@@ -169,25 +158,40 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 		u.Hier = true
 		rest = rest[2:]
 		off += 2
-		end := strings.IndexByte(rest, '/')
-		if end < 0 {
-			end = len(rest)
+		// One scan finds the end of the login: the first '/' (or, for a
+		// lenient parser, '#'), and on the way the last '@' and the first
+		// '?'.
+		end, at, q := len(rest), -1, -1
+		for i := 0; i < len(rest); i++ {
+			c := rest[i]
+			if class[c]&cLoginDelim == 0 {
+				continue
+			}
+			if c == '/' || (c == '#' && p.Lenient) {
+				end = i
+				break
+			}
+			if c == '@' {
+				at = i
+			} else if c == '?' && q < 0 {
+				q = i
+			}
 		}
-		if p.Lenient {
-			// Real-world text ends the authority at '?' as well
-			// ("http://h?q"). A '?' followed by an '@' belongs to a user or
-			// password (§3.1 allows it there), except in http URLs, which
-			// have no login.
-			if q := strings.IndexByte(rest[:end], '?'); q >= 0 {
-				if family(u.Scheme) == "http" || strings.IndexByte(rest[q:end], '@') < 0 {
-					end = q
+		if p.Lenient && q >= 0 {
+			// Real-world text ends the login at '?' as well ("http://h?q").
+			// A '?' followed by an '@' belongs to a user or password (§3.1
+			// allows it there), except in http URLs, which have no login.
+			if at < q || family(u.Scheme) == "http" {
+				end = q
+				if at > q {
+					at = -1
 				}
 			}
 		}
-		if err := p.parseLogin(pr, rest[:end], off, info); err != nil {
+		if err := p.parseLogin(pr, rest[:end], at, off, info); err != nil {
 			return err
 		}
-		if end < len(rest) {
+		if end < len(rest) && rest[end] != '#' {
 			u.Slash = true
 			if rest[end] == '/' {
 				end++
@@ -197,11 +201,21 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 		rest = rest[end:]
 	}
 	if p.Lenient {
-		n, err := normalize(rest, off)
+		hash, bad, err := scanLenient(rest, off)
 		if err != nil {
 			return err
 		}
-		rest = n
+		if hash < len(rest) {
+			frag, err := normalize(rest[hash+1:], off+hash+1)
+			if err != nil {
+				return err
+			}
+			u.Fragment, u.HasFragment = frag, true
+			rest = rest[:hash]
+		}
+		if bad > 0 {
+			rest = encodeBad(rest, bad)
+		}
 	} else if err := checkXchars(rest, off); err != nil {
 		return err
 	}
@@ -228,9 +242,10 @@ func loginAllowed(scheme string) bool {
 // parseLogin parses login = [ user [ ":" password ] "@" ] hostport, the
 // text between "//" and the '/' that ends it, which starts at offset off.
 // info is nil for an unknown scheme.
-func (p Parser) parseLogin(pr *parsed, login string, off int, info *Scheme) *Error {
+// at is the index of the last '@' in login, or -1.
+func (p Parser) parseLogin(pr *parsed, login string, at, off int, info *Scheme) *Error {
 	u := &pr.u
-	if at := strings.LastIndexByte(login, '@'); at >= 0 {
+	if at >= 0 {
 		if !p.Lenient && info != nil && !loginAllowed(u.Scheme) {
 			return &Error{Offset: off, Expected: "host (no user or password in a " + u.Scheme + " URL, RFC 1738 §5)"}
 		}
@@ -478,8 +493,37 @@ func normalize(s string, off int) (string, *Error) {
 	if bad == 0 {
 		return s, nil
 	}
+	return encodeBad(s, bad), nil
+}
+
+// scanLenient scans a lenient path up to its first '#', returning the index
+// of the '#' (len(s) when none) and how many bytes before it need encoding.
+// It refuses control characters.
+func scanLenient(s string, off int) (hash, bad int, err *Error) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if class[c]&(cUnreserved|cReserved) != 0 {
+			continue
+		}
+		switch {
+		case c == '#':
+			return i, bad, nil
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			i += 2
+		case isControl(c):
+			return 0, 0, errControl(off + i)
+		default:
+			bad++
+		}
+	}
+	return len(s), bad, nil
+}
+
+// encodeBad returns s with its bad bytes (see needsNormalize), of which
+// there are n, encoded as %XX.
+func encodeBad(s string, n int) string {
 	var b strings.Builder
-	b.Grow(len(s) + 2*bad)
+	b.Grow(len(s) + 2*n)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if needsNormalize(s, i) {
@@ -490,7 +534,7 @@ func normalize(s string, off int) (string, *Error) {
 			b.WriteByte(c)
 		}
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 func needsNormalize(s string, i int) bool {

@@ -119,9 +119,11 @@ type News struct {
 }
 
 // News returns the news view of the URL. It is meaningful for news and snews.
+// An unencoded '@' makes the URL an article (§3.6); a lenient parser's
+// "news:<id@host>" has its angle brackets removed.
 func (u *URL) News() News {
 	d := unescape(u.Path)
-	if strings.IndexByte(d, '@') >= 0 {
+	if strings.IndexByte(u.Path, '@') >= 0 {
 		return News{Article: strings.TrimSuffix(strings.TrimPrefix(d, "<"), ">")}
 	}
 	return News{Group: d}
