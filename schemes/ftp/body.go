@@ -1,0 +1,199 @@
+package ftp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// transfer is the Body of a RETR or NLST: the data connection's bytes,
+// complete only once the server's final 226 or 250 has arrived after them
+// and, when SIZE told the length, no byte is missing. Until then the end of
+// the data is an error of Kind Incomplete, never io.EOF.
+type transfer struct {
+	h    *Handler
+	c    *ctrl
+	key  string
+	cmd  string // "RETR name", for errors
+	data dataConn
+	want int64 // the bytes expected, or -1
+	n    int64
+
+	err    error // sticky: io.EOF once complete, else the failure
+	closed bool
+}
+
+func (t *transfer) Read(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	n, err := t.data.r.Read(p)
+	t.n += int64(n)
+	switch {
+	case err == nil:
+		return n, nil
+	case errors.Is(err, io.EOF):
+		t.err = t.complete()
+	default:
+		t.err = t.broken(err)
+	}
+	return n, t.err
+}
+
+// complete reads the final reply after the data ended, and hands the
+// control connection back to the pool when all is well.
+func (t *transfer) complete() error {
+	t.data.close()
+	c := t.c
+	code, msg, err := c.read(t.cmd)
+	if err != nil {
+		t.drop()
+		return &fetch.Error{Kind: fetch.Incomplete, Err: fmt.Errorf("%s: no final reply after %d bytes: %w", t.cmd, t.n, err)}
+	}
+	if code != 226 && code != 250 {
+		// The control connection is in step: only the transfer failed.
+		t.h.release(t.key, c, true)
+		t.c = nil
+		if code == 426 || code == 451 || code/100 == 4 {
+			return &fetch.Error{Kind: fetch.Incomplete, Err: &replyError{Cmd: t.cmd, Code: code, Msg: msg}}
+		}
+		return c.unexpected(t.cmd, code, msg)
+	}
+	t.h.release(t.key, c, true)
+	t.c = nil
+	if t.want >= 0 && t.n < t.want {
+		return fetch.Errorf(fetch.Incomplete, "%s: %d bytes of the %d that SIZE announced", t.cmd, t.n, t.want)
+	}
+	return io.EOF
+}
+
+// broken handles a failed read of the data connection.
+func (t *transfer) broken(err error) error {
+	t.data.close()
+	t.drop()
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	k := fetch.KindOf(err)
+	if k != fetch.Timeout {
+		k = fetch.Incomplete
+	}
+	return &fetch.Error{Kind: k, Err: fmt.Errorf("%s: data connection after %d bytes: %w", t.cmd, t.n, err)}
+}
+
+// drop closes the control connection, which can no longer be trusted.
+func (t *transfer) drop() {
+	if t.c != nil {
+		t.c.unwatch()
+		t.c.close(false)
+		t.c = nil
+	}
+}
+
+// Close finishes the transfer. After the whole body was read the control
+// connection is already back in the pool; before, the transfer is
+// abandoned and both connections are closed (an abandoned transfer leaves
+// the control connection in an unknown state). Close is safe to call more
+// than once, but not concurrently with Read.
+func (t *transfer) Close() error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	if t.err == nil {
+		t.err = fetch.Errorf(fetch.Other, "%s: body closed", t.cmd)
+		t.data.close()
+		t.drop()
+	}
+	return nil
+}
+
+// listing turns an NLST stream into names one a line, each ending in '\n':
+// CR LF becomes LF, and a last line without an end gets one.
+type listing struct {
+	src  io.ReadCloser
+	buf  []byte
+	cr   bool // a CR was held back at the end of the last chunk
+	last byte
+	eof  error
+	tail []byte
+}
+
+func newListing(src io.ReadCloser) *listing {
+	return &listing{src: src, buf: make([]byte, 32<<10), last: '\n'}
+}
+
+func (l *listing) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		if len(l.tail) > 0 {
+			n := copy(p, l.tail)
+			l.tail = l.tail[n:]
+			return n, nil
+		}
+		if l.eof != nil {
+			return 0, l.eof
+		}
+		m := min(len(p), len(l.buf))
+		n, err := l.src.Read(l.buf[:m])
+		out := l.convert(l.buf[:n])
+		if err != nil {
+			l.eof = err
+			if errors.Is(err, io.EOF) {
+				if l.cr {
+					out = append(out, '\r')
+					l.cr, l.last = false, '\r'
+				}
+				if l.last != '\n' {
+					out = append(out, '\n')
+				}
+			}
+		}
+		l.tail = out
+		if len(out) == 0 && err == nil {
+			continue
+		}
+	}
+}
+
+// convert rewrites b in place, dropping each CR that precedes an LF.
+func (l *listing) convert(b []byte) []byte {
+	if len(b) == 0 {
+		return b
+	}
+	out := b[:0]
+	var lead []byte
+	if l.cr {
+		l.cr = false
+		if len(b) == 0 || b[0] != '\n' {
+			lead = []byte{'\r'}
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == '\r' {
+			if i+1 == len(b) {
+				l.cr = true
+				continue
+			}
+			if b[i+1] == '\n' {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	if lead != nil {
+		out = append(lead, out...)
+	}
+	if len(out) > 0 {
+		l.last = out[len(out)-1]
+	}
+	return out
+}
+
+func (l *listing) Close() error { return l.src.Close() }

@@ -1,0 +1,330 @@
+// Package ftp implements the ftp and ftps schemes of RFC 1738 §3.2 on a small
+// FTP client (RFC 959, with RFC 2428's EPSV and EPRT, RFC 3659's SIZE, MDTM
+// and REST, and RFC 4217's AUTH TLS), written on net/textproto.
+//
+// A URL is carried out exactly as §3.2.2 says: one CWD per <cwd> segment,
+// decoded, in order (an empty segment is a CWD with an empty argument), then
+// NLST for ";type=d" or an empty name, else TYPE and RETR. Control
+// connections are pooled per server and user, and a reused one first
+// returns to its login directory, as §3.2.5 allows only when that can be
+// done reliably.
+package ftp
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"mime"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// Handler fetches ftp and ftps URLs. The zero Handler is ready to use:
+// anonymous logins give FETCH_FTP_PASSWORD (or a placeholder address) as
+// password, data connections are passive, and control connections are
+// pooled. Call Close to end the pooled connections. A Handler is safe for
+// concurrent use; each transfer in progress has a control connection of
+// its own.
+type Handler struct {
+	// AnonymousPassword is the password of anonymous logins: by RFC 1738
+	// §3.2.1 the user's e-mail address. Empty means the environment's
+	// FETCH_FTP_PASSWORD, else "fetch@example.com".
+	AnonymousPassword string
+	// Active makes the server connect to the client for data (EPRT, then
+	// PORT). The default, false, is passive mode: EPSV, then PASV.
+	Active bool
+	// ExplicitTLS secures ftp URLs with AUTH TLS (RFC 4217) and fails when
+	// the server offers no TLS. The default, false, speaks plain FTP to ftp
+	// URLs; ftps URLs always use implicit TLS (port 990).
+	ExplicitTLS bool
+	// NoReuse closes each control connection after its transfer. The
+	// default, false, pools them.
+	NoReuse bool
+	// MaxIdle caps the idle control connections kept per server and user.
+	// Zero means 8.
+	MaxIdle int
+	// IdleTime is how long an idle control connection is kept. Zero means
+	// 30 seconds.
+	IdleTime time.Duration
+
+	mu       sync.Mutex
+	idle     map[string][]*ctrl
+	closed   bool
+	sessions tls.ClientSessionCache
+}
+
+var (
+	_ fetch.Handler = (*Handler)(nil)
+	_ fetch.Planner = (*Handler)(nil)
+)
+
+// job is what a URL asks for, decided before any connection.
+type job struct {
+	cwds  []string
+	name  string
+	list  bool   // NLST
+	typ   string // "A" or "I" for a file
+	why   string // how typ was chosen, when guessed
+	guess bool
+}
+
+func newJob(req *fetch.Request) (job, error) {
+	u := req.URL
+	if u.Scheme != "ftp" && u.Scheme != "ftps" {
+		return job{}, fetch.Errorf(fetch.Unsupported, "the ftp handler does not speak %s", u.Scheme)
+	}
+	if u.Host == "" {
+		return job{}, fetch.Errorf(fetch.Malformed, "an ftp URL needs a host")
+	}
+	v := u.FTP()
+	j := job{cwds: v.Cwd, name: v.Name}
+	for _, s := range append(append([]string(nil), v.Cwd...), v.Name) {
+		if strings.ContainsAny(s, "\r\n\x00") {
+			return job{}, fetch.Errorf(fetch.Refused, "the URL path holds a decoded CR, LF or NUL (RFC 1738 §6)")
+		}
+	}
+	switch {
+	case v.Typecode == "d" || v.Name == "":
+		j.list = true
+	case v.Typecode == "a" || v.Typecode == "i":
+		j.typ = strings.ToUpper(v.Typecode)
+	default:
+		j.typ, j.why = guessType(v.Name)
+		j.guess = true
+	}
+	return j, nil
+}
+
+// Fetch logs in (or reuses a pooled connection), sends one CWD per <cwd>
+// segment, and returns the file (TYPE, SIZE, RETR) or the name list
+// (NLST). The Body is complete only when the server's final 226 or 250
+// arrived after the data and, in TYPE I, SIZE's count of bytes did too.
+// With req.Head only SIZE and MDTM are asked. With req.Offset, REST asks
+// the server to resume there; Resource.Offset says whether it did.
+func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	j, err := newJob(req)
+	if err != nil {
+		return nil, err
+	}
+	lg := h.credentials(req)
+	key := lg.key(req.URL.Scheme, req.URL.HostPort())
+	for attempt := 0; ; attempt++ {
+		c, reused, err := h.acquire(ctx, req, lg, key, j.cwds)
+		if err != nil {
+			return nil, err
+		}
+		res, err := h.run(ctx, c, req, j, key)
+		if err == nil {
+			return res, nil
+		}
+		// A pooled connection the server closed while it was idle fails
+		// before its first reply: log in afresh, once.
+		if reused && attempt == 0 && c.replies == 0 && ctx.Err() == nil && !isReply(err) {
+			req.Trace.Notef("the reused connection was closed by the server: logging in afresh")
+			continue
+		}
+		return nil, err
+	}
+}
+
+// isReply reports whether err is a reply of the server (the control
+// connection is then still in step).
+func isReply(err error) bool {
+	var re *replyError
+	return errors.As(err, &re)
+}
+
+// run carries out the job on a logged-in connection. On failure the
+// connection is pooled when still in step, else closed.
+func (h *Handler) run(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (_ *fetch.Resource, err error) {
+	handed := false
+	defer func() {
+		if err != nil && !handed {
+			h.release(key, c, isReply(err))
+		}
+	}()
+	if len(c.cwds) > 0 {
+		c.trace.Notef("already in the directory of this URL")
+	} else {
+		for _, d := range j.cwds {
+			line := "CWD " + d
+			c.cwds = append(c.cwds, d)
+			code, msg, err := c.cmd(line)
+			if err != nil {
+				return nil, err
+			}
+			if code/100 != 2 {
+				// Where a failed CWD leaves us is unknown: mark the path
+				// so that it never equals a URL's (a NUL cannot be in one).
+				c.cwds = append(c.cwds, "\x00")
+				return nil, c.unexpected(line, code, msg)
+			}
+		}
+	}
+	res := &fetch.Resource{URL: req.URL, Size: -1, Body: fetch.NoBody}
+	if j.list {
+		res.Kind = fetch.KindDirectory
+		if req.Head {
+			h.release(key, c, true)
+			handed = true
+			return res, nil
+		}
+		if err := c.setType("A"); err != nil {
+			return nil, err
+		}
+		line := "NLST"
+		if j.name != "" {
+			line += " " + j.name
+		}
+		t, err := h.transfer(ctx, c, req, key, line, -1)
+		if err != nil {
+			return nil, err
+		}
+		handed = true
+		res.Body = newListing(t)
+		return res, nil
+	}
+
+	res.Kind = fetch.KindFile
+	res.MediaType = mime.TypeByExtension(path.Ext(j.name))
+	res.Extra = map[string]string{"ftp-type": j.typ}
+	if j.guess {
+		c.trace.Notef("no typecode: TYPE %s, for %s (RFC 1738 §3.2.3)", j.typ, j.why)
+	}
+	if err := c.setType(j.typ); err != nil {
+		return nil, err
+	}
+	size, sizeCode, err := c.size(j.name)
+	if err != nil {
+		return nil, err
+	}
+	if req.Head {
+		res.Size = size
+		mt, mdtmCode, err := c.mdtm(j.name)
+		if err != nil {
+			return nil, err
+		}
+		res.ModTime = mt
+		if sizeCode == 550 && (mdtmCode == 550 || mdtmCode == 0) {
+			return nil, &fetch.Error{Kind: fetch.NotFound, Err: &replyError{Cmd: "SIZE " + j.name, Code: 550, Msg: "no such file"}}
+		}
+		h.release(key, c, true)
+		handed = true
+		return res, nil
+	}
+	offset := req.Offset
+	if offset > 0 && size >= 0 && offset >= size && j.typ == "I" {
+		// Nothing is left to fetch.
+		res.Offset, res.Size = size, 0
+		h.release(key, c, true)
+		handed = true
+		return res, nil
+	}
+	if offset > 0 {
+		line := "REST " + strconv.FormatInt(offset, 10)
+		code, _, err := c.cmd(line)
+		if err != nil {
+			return nil, err
+		}
+		if code != 350 {
+			c.trace.Notef("the server cannot resume: fetching from the start")
+			offset = 0
+		}
+	}
+	want := int64(-1)
+	if size >= 0 && j.typ == "I" {
+		want = size - offset
+		res.Size = want
+	}
+	res.Offset = offset
+	t, err := h.transfer(ctx, c, req, key, "RETR "+j.name, want)
+	if err != nil {
+		return nil, err
+	}
+	handed = true
+	res.Body = t
+	return res, nil
+}
+
+// transfer opens the data connection, sends the transfer command and
+// returns the body once the server said 125 or 150.
+func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key, line string, want int64) (*transfer, error) {
+	ds, err := c.openData(ctx, req, h.Active)
+	if err != nil {
+		return nil, err
+	}
+	code, msg, err := c.cmd(line)
+	if err != nil {
+		ds.abort()
+		return nil, err
+	}
+	if code != 125 && code != 150 {
+		ds.abort()
+		return nil, c.unexpected(line, code, msg)
+	}
+	dc, err := ds.finish(ctx, c)
+	if err != nil {
+		// The server waits to send: this connection is out of step.
+		c.unwatch()
+		c.close(false)
+		return nil, err
+	}
+	return &transfer{h: h, c: c, key: key, cmd: line, data: dc, want: want}, nil
+}
+
+// setType sends TYPE unless the connection is in that type already.
+func (c *ctrl) setType(t string) error {
+	if c.typ == t {
+		return nil
+	}
+	if _, _, err := c.expect("TYPE "+t, "2"); err != nil {
+		return err
+	}
+	c.typ = t
+	return nil
+}
+
+// size asks SIZE; it returns -1 when the server cannot tell, and the
+// reply's code.
+func (c *ctrl) size(name string) (int64, int, error) {
+	if c.noSize {
+		return -1, 0, nil
+	}
+	code, msg, err := c.cmd("SIZE " + name)
+	if err != nil {
+		return -1, 0, err
+	}
+	if code == 213 {
+		if n, err := strconv.ParseInt(strings.TrimSpace(msg), 10, 64); err == nil && n >= 0 {
+			return n, code, nil
+		}
+		return -1, code, nil
+	}
+	if code == 500 || code == 502 {
+		c.noSize = true
+	}
+	return -1, code, nil
+}
+
+// mdtm asks MDTM (RFC 3659 §3); the zero Time when the server cannot tell.
+func (c *ctrl) mdtm(name string) (time.Time, int, error) {
+	code, msg, err := c.cmd("MDTM " + name)
+	if err != nil || code != 213 {
+		return time.Time{}, code, err
+	}
+	s := strings.TrimSpace(msg)
+	layout := "20060102150405"
+	if len(s) > len(layout) && s[len(layout)] == '.' {
+		layout += "." + strings.Repeat("9", len(s)-len(layout)-1)
+	}
+	t, perr := time.ParseInLocation(layout, s, time.UTC)
+	if perr != nil {
+		return time.Time{}, code, nil
+	}
+	return t, code, nil
+}

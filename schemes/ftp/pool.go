@@ -1,0 +1,134 @@
+package ftp
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// The pool keeps logged-in control connections per (scheme, host, port,
+// user), so that fetching many URLs from one server costs one login
+// (RFC 1738 §3.2.5). A connection goes back to the pool only in step with
+// its server (its last reply read) and only when it can find its way back
+// to where it logged in: it is at the login directory still, or the server
+// named that directory with an absolute path, to which one CWD returns.
+
+func (h *Handler) maxIdle() int {
+	if h.MaxIdle > 0 {
+		return h.MaxIdle
+	}
+	return 8
+}
+
+func (h *Handler) idleTime() time.Duration {
+	if h.IdleTime > 0 {
+		return h.IdleTime
+	}
+	return 30 * time.Second
+}
+
+// take returns the most recently used idle connection of key, or nil.
+func (h *Handler) take(key string) *ctrl {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for {
+		list := h.idle[key]
+		if len(list) == 0 {
+			return nil
+		}
+		c := list[len(list)-1]
+		h.idle[key] = list[:len(list)-1]
+		if len(list) == 1 {
+			delete(h.idle, key)
+		}
+		if time.Since(c.used) <= h.idleTime() {
+			return c
+		}
+		go c.close(true) // idle too long: the server may have dropped it
+	}
+}
+
+// release ends c's part in the current request. When inStep (its last
+// reply was read) and reusable, it goes back to the pool; otherwise it is
+// closed.
+func (h *Handler) release(key string, c *ctrl, inStep bool) {
+	reusable := inStep && !h.NoReuse && (len(c.cwds) == 0 || c.loginDir != "")
+	if inStep && !reusable && !h.NoReuse {
+		c.trace.Notef("closing the connection: it cannot return to its login directory (no absolute PWD, RFC 1738 §3.2.5)")
+	}
+	if !c.unwatch() {
+		reusable = false // the request's context ended: the connection is dead
+	}
+	if !reusable {
+		c.close(inStep)
+		return
+	}
+	c.used = time.Now()
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		c.close(true)
+		return
+	}
+	if h.idle == nil {
+		h.idle = make(map[string][]*ctrl)
+	}
+	list := append(h.idle[key], c)
+	var old *ctrl
+	if len(list) > h.maxIdle() {
+		old, list = list[0], list[1:]
+	}
+	h.idle[key] = list
+	h.mu.Unlock()
+	if old != nil {
+		old.close(true)
+	}
+}
+
+// acquire returns a logged-in control connection for the request, watched
+// by ctx: a pooled one brought back to its login directory, or a new one.
+// reused reports which.
+func (h *Handler) acquire(ctx context.Context, req *fetch.Request, lg login, key string, cwds []string) (c *ctrl, reused bool, err error) {
+	for c = h.take(key); c != nil; c = h.take(key) {
+		c.watch(ctx, req.Trace)
+		c.replies = 0
+		c.trace.Notef("reusing the connection to %s (user %s)", req.URL.HostPort(), lg.user)
+		if len(c.cwds) == 0 || slices.Equal(c.cwds, cwds) {
+			return c, true, nil
+		}
+		c.trace.Notef("returning to the login directory %q (RFC 1738 §3.2.5)", c.loginDir)
+		code, msg, err := c.cmd("CWD " + c.loginDir)
+		if err == nil && code/100 == 2 {
+			c.cwds = c.cwds[:0]
+			return c, true, nil
+		}
+		if err == nil {
+			c.trace.Notef("cannot return to the login directory (%d %s): closing the connection and logging in afresh", code, msg)
+		} else {
+			c.trace.Notef("the reused connection failed: logging in afresh")
+		}
+		c.unwatch()
+		c.close(err == nil)
+	}
+	c, err = h.dial(ctx, req, lg)
+	return c, false, err
+}
+
+// Close closes every pooled connection, saying QUIT to each. The Handler
+// remains usable; connections released later are closed, not pooled.
+func (h *Handler) Close() error {
+	h.mu.Lock()
+	var all []*ctrl
+	for _, list := range h.idle {
+		all = append(all, list...)
+	}
+	h.idle = nil
+	h.closed = true
+	h.mu.Unlock()
+	for _, c := range all {
+		c.close(true)
+	}
+	return nil
+}
