@@ -1,0 +1,242 @@
+// Package nntp implements the news and nntp schemes of RFC 1738 §3.6 and
+// §3.7, and their secure variants snews and nntps (RFC 5538), over NNTP
+// (RFC 3977, with AUTHINFO USER/PASS of RFC 4643).
+//
+// What a URL delivers:
+//
+//	nntp://host/group/N    the article: headers, blank line, body
+//	nntp://host/group      the group's overview, one line per article
+//	nntp://host/           the server's group list
+//	news:unique@host       the article <unique@host> from the configured server
+//	news:group             the group's overview
+//	news:*                 the group list (news:comp.* the matching groups)
+//
+// Every multi-line reply is streamed dot-unstuffed with lines ending "\n";
+// one that ends before its final "." line is an incomplete transfer. The
+// news and snews schemes name no host: they use Handler.Server, else the
+// NNTPSERVER environment variable, as news readers do.
+package nntp
+
+import (
+	"context"
+	"net/mail"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// Handler fetches news articles, overviews and group lists for the nntp,
+// nntps, news and snews schemes. It keeps idle connections for reuse, one
+// pool per server and credentials; Close closes them. The zero Handler is
+// ready to use.
+type Handler struct {
+	// Server is the news server for news: and snews: URLs, "HOST" or
+	// "HOST:PORT". Empty means the NNTPSERVER environment variable; when
+	// that is empty too, such URLs fail with Kind Usage. The default port
+	// is 119 for news and 563 (TLS) for snews.
+	Server string
+	// Descriptions makes group lists use LIST NEWSGROUPS, "group TAB
+	// description" lines, instead of LIST ACTIVE's "group high low status"
+	// lines. Default: false.
+	Descriptions bool
+	// MaxIdle is how many idle connections are kept per server. Zero means
+	// 2; a negative value keeps none.
+	MaxIdle int
+	// IdleTime is how long an idle connection is kept. Zero means 30
+	// seconds.
+	IdleTime time.Duration
+
+	mu   sync.Mutex
+	idle map[poolKey][]*session
+}
+
+var (
+	_ fetch.Handler = (*Handler)(nil)
+	_ fetch.Planner = (*Handler)(nil)
+)
+
+// Plan returns the NNTP commands the request means, in order, without
+// connecting. Session commands sent only when the server asks (MODE
+// READER, AUTHINFO) are not listed; an overview's range, known only from
+// the GROUP reply, appears as "OVER low-high".
+func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
+	t, err := h.resolve(req.URL, false)
+	if err != nil {
+		return nil, err
+	}
+	return t.commands(req.Head), nil
+}
+
+// Fetch connects (or reuses an idle connection), asks for what the URL
+// names and returns it. The caller closes the Body, which returns the
+// connection to the pool once the reply's final "." has been read.
+func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	t, err := h.resolve(req.URL, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fetch.Classify(context.Cause(ctx))
+	}
+	for attempt := 0; ; attempt++ {
+		s, reused, err := h.checkout(ctx, req, t)
+		if err != nil {
+			return nil, err
+		}
+		res, err := h.do(s, req, t)
+		if err == nil {
+			return res, nil
+		}
+		// A pooled connection the server has meanwhile closed fails
+		// before its first reply: try once more on a new one.
+		stale := reused && s.broken && s.replies == 0 && ctx.Err() == nil && attempt == 0
+		h.release(s, false)
+		if !stale {
+			return nil, err
+		}
+		req.Trace.Notef("the idle connection had gone stale; connecting again")
+	}
+}
+
+// do sends the commands for t on s and returns the resource. On success
+// the session belongs to the resource (released by its Body's Close or
+// here for a body-less resource); on failure the caller releases it.
+func (h *Handler) do(s *session, req *fetch.Request, t *target) (*fetch.Resource, error) {
+	res := &fetch.Resource{URL: req.URL, Size: -1, Extra: map[string]string{}}
+	switch t.what {
+	case articleByNumber, articleByID:
+		res.Kind, res.MediaType = fetch.KindArticle, "message/rfc822"
+		verb, code := "ARTICLE", 220
+		if req.Head {
+			verb, code = "HEAD", 221
+		}
+		arg := "<" + t.id + ">"
+		if t.what == articleByNumber {
+			if _, _, _, err := s.selectGroup(t.group, false); err != nil {
+				return nil, err
+			}
+			arg = strconv.FormatInt(t.number, 10)
+			res.Extra["nntp-group"] = t.group
+		}
+		r, err := s.cmd(verb + " " + arg)
+		if err != nil {
+			return nil, err
+		}
+		if r.Code != code {
+			if r.Code == 412 {
+				s.group = ""
+			}
+			return nil, replyError(verb+" "+arg, r)
+		}
+		if f := strings.Fields(r.Text); len(f) >= 2 {
+			res.Extra["nntp-article"] = f[0]
+			res.Extra["nntp-message-id"] = clip(f[1])
+		}
+		if req.Head {
+			hdr, err := s.readShortBlock(maxHeadBytes)
+			if err != nil {
+				return nil, err
+			}
+			headMeta(res, hdr)
+			res.Body = fetch.NoBody
+			h.release(s, true)
+			return res, nil
+		}
+		res.Body = newDotBody(h, s, "article")
+		return res, nil
+
+	case overview:
+		res.Kind, res.MediaType = fetch.KindList, "text/plain"
+		count, low, high, err := s.selectGroup(t.group, true)
+		if err != nil {
+			return nil, err
+		}
+		res.Extra["nntp-group"] = t.group
+		res.Extra["nntp-count"] = strconv.FormatInt(count, 10)
+		res.Extra["nntp-low"] = strconv.FormatInt(low, 10)
+		res.Extra["nntp-high"] = strconv.FormatInt(high, 10)
+		if req.Head || count == 0 || high < low {
+			res.Body = fetch.NoBody
+			if !req.Head {
+				res.Size = 0
+			}
+			h.release(s, true)
+			return res, nil
+		}
+		rng := strconv.FormatInt(low, 10) + "-" + strconv.FormatInt(high, 10)
+		var r reply
+		for _, verb := range []string{"OVER", "XOVER"} {
+			if verb == "OVER" && s.noOver {
+				continue
+			}
+			r, err = s.cmd(verb + " " + rng)
+			if err != nil {
+				return nil, err
+			}
+			if r.Code != 500 || verb == "XOVER" {
+				break
+			}
+			s.noOver = true // RFC 2980's XOVER, then
+		}
+		switch r.Code {
+		case 224:
+			res.Body = newDotBody(h, s, "overview")
+			return res, nil
+		case 420, 423:
+			// No articles in the range after all (expired meanwhile).
+			res.Body, res.Size = fetch.NoBody, 0
+			h.release(s, true)
+			return res, nil
+		}
+		return nil, replyError("OVER "+rng, r)
+
+	case groupList:
+		res.Kind, res.MediaType = fetch.KindList, "text/plain"
+		if req.Head {
+			res.Body = fetch.NoBody
+			h.release(s, true)
+			return res, nil
+		}
+		line := t.listCommand()
+		r, err := s.cmd(line)
+		if err != nil {
+			return nil, err
+		}
+		if (r.Code == 500 || r.Code == 501) && line == "LIST ACTIVE" {
+			// An RFC 977 server knows only the bare LIST.
+			line = "LIST"
+			if r, err = s.cmd(line); err != nil {
+				return nil, err
+			}
+		}
+		if r.Code != 215 {
+			return nil, replyError(line, r)
+		}
+		res.Body = newDotBody(h, s, "group list")
+		return res, nil
+	}
+	return nil, fetch.Errorf(fetch.Unsupported, "nothing to fetch")
+}
+
+// maxHeadBytes bounds the header block a HEAD command may return.
+const maxHeadBytes = 256 << 10
+
+// headMeta fills a resource's metadata from an article's header block:
+// the Date as ModTime, and a few headers as Extra.
+func headMeta(res *fetch.Resource, hdr []byte) {
+	h, err := parseHeader(hdr)
+	if err != nil {
+		return
+	}
+	if d, err := mail.ParseDate(h.Get("Date")); err == nil {
+		res.ModTime = d
+	}
+	for _, k := range []string{"Message-Id", "Subject", "From", "Newsgroups"} {
+		if v := h.Get(k); v != "" {
+			res.Extra["nntp-"+strings.ToLower(k)] = clip(v)
+		}
+	}
+}

@@ -1,0 +1,222 @@
+package nntp
+
+import (
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
+)
+
+// what says which resource a URL names.
+type what int
+
+const (
+	articleByNumber what = iota // nntp://host/group/N
+	articleByID                 // news:unique@host
+	overview                    // nntp://host/group, news:group
+	groupList                   // news:*, news:comp.*, nntp://host/
+)
+
+// target is what a URL means: where to connect and what to ask.
+type target struct {
+	addr    string // host:port
+	host    string // for TLS verification
+	tls     bool
+	what    what
+	group   string // articleByNumber, overview
+	number  int64  // articleByNumber
+	id      string // articleByID, without angle brackets
+	wildmat string // groupList: "" for all groups
+	urlUser bool   // credentials may come from the URL (nntp, nntps)
+	descr   bool   // groupList: LIST NEWSGROUPS (descriptions)
+}
+
+// maxArg bounds a group name or message-id (RFC 3977 §3.6 caps message-ids
+// at 250 octets; group names are shorter in practice).
+const maxArg = 497
+
+// resolve works out the target of a URL. Server is the configured server
+// for news and snews; it is only needed (and only checked) when needServer.
+func (h *Handler) resolve(u *url.URL, needServer bool) (*target, error) {
+	t := &target{descr: h.Descriptions}
+	switch u.Scheme {
+	case "nntp", "nntps":
+		t.tls = u.Scheme == "nntps"
+		t.host = u.Host
+		t.addr = u.HostPort()
+		t.urlUser = true
+		if u.Host == "" {
+			return nil, fetch.Errorf(fetch.Malformed, "%s URL without a host", u.Scheme)
+		}
+		group, num, hasNum := strings.Cut(u.Path, "/")
+		if strings.HasSuffix(num, "/") {
+			num = strings.TrimSuffix(num, "/")
+		}
+		v := u.NNTP()
+		switch {
+		case group == "":
+			t.what = groupList
+		case hasNum && num != "":
+			if !v.HasArticle || v.Article < 0 || !digits(num) {
+				return nil, fetch.Errorf(fetch.Malformed, "article number %q is not a number (RFC 1738 §3.7)", num)
+			}
+			t.what, t.group, t.number = articleByNumber, v.Group, v.Article
+		default:
+			t.what, t.group = overview, v.Group
+		}
+	case "news", "snews":
+		t.tls = u.Scheme == "snews"
+		v := u.News()
+		switch {
+		case v.Article != "":
+			t.what, t.id = articleByID, v.Article
+		case v.Group == "*":
+			t.what = groupList
+		case strings.ContainsAny(v.Group, "*?[") || v.Group == "":
+			// RFC 1738 names only "*"; a wildmat such as comp.* lists
+			// the matching groups, as RFC 5538 §2.2 allows.
+			if v.Group == "" {
+				return nil, fetch.Errorf(fetch.Malformed, "news URL names neither a group nor an article")
+			}
+			t.what, t.wildmat = groupList, v.Group
+		default:
+			t.what, t.group = overview, v.Group
+		}
+		if needServer {
+			if err := h.server(t); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		return nil, fetch.Errorf(fetch.Unsupported, "scheme %q is not handled by the nntp handler", u.Scheme)
+	}
+	if err := checkArgs(t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// server fills in the configured news server: Handler.Server, else
+// $NNTPSERVER, with port 119 (563 for snews) unless one is given.
+func (h *Handler) server(t *target) error {
+	s := strings.TrimSpace(h.Server)
+	src := "--nntp-server"
+	if s == "" {
+		s = strings.TrimSpace(os.Getenv("NNTPSERVER"))
+		src = "NNTPSERVER"
+	}
+	if s == "" {
+		return fetch.Errorf(fetch.Usage, "news URLs name no server: give one with --nntp-server HOST[:PORT] or the NNTPSERVER environment variable")
+	}
+	port := "119"
+	if t.tls {
+		port = "563"
+	}
+	host, p, err := net.SplitHostPort(s)
+	if err != nil {
+		// No port: a name, an address, or a bracketed IPv6 literal.
+		host = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+		p = port
+	}
+	if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 || host == "" {
+		return fetch.Errorf(fetch.Usage, "%s %q is not HOST or HOST:PORT", src, s)
+	}
+	t.host, t.addr = host, net.JoinHostPort(host, p)
+	return nil
+}
+
+// checkArgs refuses a group name or message-id that would not survive as
+// one argument of one protocol line: CR, LF, NUL and TAB are refused as
+// RFC 1738 §6 asks (they would smuggle a command); other white space or
+// control characters, and an over-long argument, make the URL malformed.
+func checkArgs(t *target) error {
+	for _, a := range []struct{ name, v string }{{"group", t.group}, {"message-id", t.id}, {"group pattern", t.wildmat}} {
+		if a.v == "" {
+			continue
+		}
+		if err := checkLine(a.v); err != nil {
+			return err
+		}
+		if len(a.v) > maxArg {
+			return fetch.Errorf(fetch.Malformed, "the %s is %d bytes long, more than an NNTP line can carry", a.name, len(a.v))
+		}
+		for i := 0; i < len(a.v); i++ {
+			if c := a.v[i]; c <= ' ' || c == 0x7f {
+				return fetch.Errorf(fetch.Malformed, "the %s %q holds a space or control character", a.name, a.v)
+			}
+		}
+		if a.name == "message-id" && strings.ContainsAny(a.v, "<>") {
+			return fetch.Errorf(fetch.Malformed, "the message-id %q holds '<' or '>' (RFC 1738 §3.6 gives it without them)", a.v)
+		}
+	}
+	return nil
+}
+
+// checkLine refuses a protocol line holding a CR, LF, NUL or TAB (RFC 1738
+// §6, CONTRACT §4): checked again at the point each line is written.
+func checkLine(s string) error {
+	if i := strings.IndexAny(s, "\r\n\x00\t"); i >= 0 {
+		name := map[byte]string{'\r': "CR", '\n': "LF", 0: "NUL", '\t': "TAB"}[s[i]]
+		return fetch.Errorf(fetch.Refused, "an NNTP command would hold a decoded %s (RFC 1738 §6)", name)
+	}
+	return nil
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// commands returns the lines that ask for the target, in order, as Fetch
+// sends them once the session is ready (the GROUP line is skipped when the
+// connection already has the group selected). For an overview the range
+// comes from the GROUP reply, so it is shown as "OVER low-high".
+func (t *target) commands(head bool) []string {
+	switch t.what {
+	case articleByNumber:
+		verb := "ARTICLE"
+		if head {
+			verb = "HEAD"
+		}
+		return []string{"GROUP " + t.group, verb + " " + strconv.FormatInt(t.number, 10)}
+	case articleByID:
+		verb := "ARTICLE"
+		if head {
+			verb = "HEAD"
+		}
+		return []string{verb + " <" + t.id + ">"}
+	case overview:
+		if head {
+			return []string{"GROUP " + t.group}
+		}
+		return []string{"GROUP " + t.group, "OVER low-high"}
+	case groupList:
+		if head {
+			return nil
+		}
+		return []string{t.listCommand()}
+	}
+	return nil
+}
+
+// listCommand is the LIST line for a group list.
+func (t *target) listCommand() string {
+	cmd := "LIST ACTIVE"
+	if t.descr {
+		cmd = "LIST NEWSGROUPS"
+	}
+	if t.wildmat != "" {
+		cmd += " " + t.wildmat
+	}
+	return cmd
+}
