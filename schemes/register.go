@@ -3,11 +3,16 @@
 package schemes
 
 import (
+	"io"
+
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes/file"
+	"github.com/rfc1738/fetch/schemes/ftp"
 	"github.com/rfc1738/fetch/schemes/gopher"
 	httpscheme "github.com/rfc1738/fetch/schemes/http"
+	"github.com/rfc1738/fetch/schemes/nntp"
 	"github.com/rfc1738/fetch/schemes/prospero"
+	"github.com/rfc1738/fetch/schemes/telnet"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -23,6 +28,21 @@ type Config struct {
 	// Gopher and gophers.
 	GopherAnswers []string // --gopher-answer, repeated: answers to a Gopher+ +ASK form, in order (default: asked on the terminal)
 
+	// Telnet.
+	TelnetLogin          bool      // --telnet-login: type the URL's user and password at the server's prompts (default: advisory only, never typed)
+	TelnetLoginPrompt    string    // --telnet-login-prompt: regexp of the login prompt; "" means telnet.DefaultLoginPrompt
+	TelnetPasswordPrompt string    // --telnet-password-prompt: regexp of the password prompt; "" means telnet.DefaultPasswordPrompt
+	TelnetAdvise         io.Writer // where the URL's advisory login is shown (RFC 1738 §3.8); nil shows nothing (the CLI sets stderr)
+
+	// FTP and FTPS.
+	FTPPassword    string // --ftp-password: the anonymous password (an e-mail address); "" means $FETCH_FTP_PASSWORD, else a placeholder
+	FTPActive      bool   // --ftp-active: the server connects for data (EPRT/PORT); default passive (EPSV, then PASV)
+	FTPExplicitTLS bool   // --ftp-ssl: AUTH TLS on ftp:// URLs (ftps:// is always implicit TLS)
+
+	// News and NNTP (news, snews, nntp, nntps).
+	NNTPServer       string // --nntp-server HOST[:PORT] for news: and snews: URLs; "" means $NNTPSERVER
+	NNTPDescriptions bool   // --nntp-descriptions: news:* lists groups with descriptions (LIST NEWSGROUPS); default LIST ACTIVE
+
 	// Settings are added here, one group per scheme, as schemes arrive.
 }
 
@@ -35,6 +55,14 @@ func Register(c *fetch.Client, cfg Config) {
 	c.Register("http", web)
 	c.Register("https", web)
 	// One line per scheme: c.Register("name", handler).
+	news := &nntp.Handler{Server: cfg.NNTPServer, Descriptions: cfg.NNTPDescriptions}
+	for _, s := range []string{"news", "snews", "nntp", "nntps"} {
+		c.Register(s, news)
+	}
+	ftpH := &ftp.Handler{AnonymousPassword: cfg.FTPPassword, Active: cfg.FTPActive, ExplicitTLS: cfg.FTPExplicitTLS}
+	c.Register("ftp", ftpH)
+	c.Register("ftps", ftpH)
+	c.Register("telnet", &telnet.Handler{Login: cfg.TelnetLogin, LoginPrompt: cfg.TelnetLoginPrompt, PasswordPrompt: cfg.TelnetPasswordPrompt, Advise: cfg.TelnetAdvise})
 	c.Register("prospero", &prospero.Handler{Follow: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) }})
 	c.Register("file", &file.Handler{})
 	g := &gopher.Handler{Answers: cfg.GopherAnswers}
