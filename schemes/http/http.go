@@ -105,11 +105,11 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		if u.Scheme+"://"+u.HostPort() != origin {
 			creds = nil // credentials go to the host they were given for only
 		}
-		res, next, err := h.once(ctx, req, u, creds, hop < max)
+		res, next, err := h.once(ctx, req, u, creds, h.MaxRedirects >= 0)
 		if err != nil || next == nil {
 			return res, err
 		}
-		if hop+1 > max {
+		if hop >= max {
 			return nil, fetch.Errorf(fetch.Protocol, "stopped after %d redirects (the last to %s)", max, next.Redacted())
 		}
 		if next.Scheme != "http" && next.Scheme != "https" {

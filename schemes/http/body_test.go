@@ -1,0 +1,255 @@
+package http
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// rawServer accepts connections on 127.0.0.1:0; for each it reads one
+// request's header and writes reply, then closes the connection (or, when
+// hold is set, waits for the test to end first). It returns the base URL.
+func rawServer(t *testing.T, reply string, hold bool) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(done); l.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					line, err := br.ReadString('\n')
+					if err != nil || line == "\r\n" {
+						break
+					}
+				}
+				io.WriteString(c, reply)
+				if hold {
+					<-done
+				}
+			}()
+		}
+	}()
+	return "http://" + l.Addr().String()
+}
+
+func TestCutBodies(t *testing.T) {
+	tests := []struct {
+		name, reply string
+		kind        fetch.Kind // of the read error; 0: clean end
+		want        string
+	}{
+		{"short Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789", fetch.Incomplete, "0123456789"},
+		{"chunked cut in a chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n01234", fetch.Incomplete, "01234"},
+		{"chunked cut between chunks", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n", fetch.Incomplete, "01234"},
+		{"chunked without the last chunk's CRLF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n0\r\n", fetch.Incomplete, "01234"},
+		{"chunked garbage", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\nzz\r\n", fetch.Incomplete, "01234"},
+		{"chunked whole", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n0\r\n\r\n", 0, "01234"},
+		{"close-delimited", "HTTP/1.0 200 OK\r\n\r\nall until close", 0, "all until close"},
+		{"gzip cut", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n" + string(gz("hello, world")[:15]), fetch.Incomplete, "hello, world"},
+		{"gzip corrupt", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n" + corrupt(gz("hello, world")), fetch.Protocol, "hello, world"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := rawServer(t, tt.reply, false)
+			h := newHandler(t)
+			_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/")})
+			if tt.kind == 0 {
+				if err != nil || string(body) != tt.want {
+					t.Fatalf("got %q, %v; want %q", body, err, tt.want)
+				}
+				return
+			}
+			if !errors.Is(err, tt.kind) {
+				t.Fatalf("got %q, %v (kind %v); want kind %v", body, err, fetch.KindOf(err), tt.kind)
+			}
+			if !strings.HasPrefix(tt.want, string(body)) {
+				t.Errorf("body %q, want a prefix of %q", body, tt.want)
+			}
+		})
+	}
+}
+
+func TestMalformedReplies(t *testing.T) {
+	for _, reply := range []string{
+		"", // closed without a word
+		"SSH-2.0-OpenSSH_9.2\r\n",
+		"HTTP/1.1 abc\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 2<<20) + "\r\n\r\n",
+	} {
+		base := rawServer(t, reply, false)
+		_, _, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, base+"/")})
+		if !errors.Is(err, fetch.Protocol) {
+			t.Errorf("reply %.40q: %v (kind %v), want kind Protocol", reply, err, fetch.KindOf(err))
+		}
+	}
+}
+
+func TestDeadlines(t *testing.T) {
+	tests := []struct {
+		name, reply string
+		inFetch     bool
+	}{
+		{"silent server", "", true},
+		{"headers never end", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n", true},
+		{"body stalls", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n01234", false},
+		{"chunked stalls", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := rawServer(t, tt.reply, true)
+			h := newHandler(t)
+			res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 300 * time.Millisecond})
+			if tt.inFetch {
+				if !errors.Is(err, fetch.Timeout) {
+					t.Fatalf("Fetch: %v (kind %v), want kind Timeout", err, fetch.KindOf(err))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Fetch: %v", err)
+			}
+			defer res.Body.Close()
+			b, err := io.ReadAll(res.Body)
+			if !errors.Is(err, fetch.Timeout) || string(b) != "01234" {
+				t.Fatalf("ReadAll: %q, %v (kind %v), want the first bytes and kind Timeout", b, err, fetch.KindOf(err))
+			}
+		})
+	}
+}
+
+func TestContextDeadline(t *testing.T) {
+	base := rawServer(t, "", true)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := newHandler(t).Fetch(ctx, &fetch.Request{URL: parse(t, base+"/")})
+	if !errors.Is(err, fetch.Timeout) {
+		t.Fatalf("Fetch past the context's deadline: %v (kind %v), want Timeout", err, fetch.KindOf(err))
+	}
+}
+
+func gz(s string) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	io.WriteString(w, s)
+	w.Close()
+	return b.Bytes()
+}
+
+func corrupt(b []byte) string {
+	c := bytes.Clone(b)
+	c[len(c)-8] ^= 0xff // the CRC-32
+
+	return string(c)
+}
+
+func TestGzip(t *testing.T) {
+	text := strings.Repeat("all work and no play makes jack a dull boy\n", 2000)
+	packed := gz(text)
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept-Encoding") != "gzip" {
+			io.WriteString(w, text)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Length", strconv.Itoa(len(packed)))
+		w.Write(packed)
+	})
+	res, body, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, srv.URL+"/")})
+	if err != nil || string(body) != text || res.Size != -1 {
+		t.Errorf("decoded: %d bytes, size %d, %v; want %d bytes, size -1", len(body), res.Size, err, len(text))
+	}
+	raw := &Handler{Raw: true}
+	t.Cleanup(func() { raw.Close() })
+	res, body, err = get(t, raw, &fetch.Request{URL: parse(t, srv.URL+"/")})
+	if err != nil || !bytes.Equal(body, packed) || res.Size != int64(len(packed)) || res.Extra["content-encoding"] != "gzip" {
+		t.Errorf("raw: %d bytes, size %d, extra %v, %v; want the %d gzip bytes", len(body), res.Size, res.Extra, err, len(packed))
+	}
+}
+
+func TestResume(t *testing.T) {
+	data := []byte("0123456789abcdefghij")
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ranged": // net/http serves Range, 206 and 416 by the book
+			http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(data))
+		case "/ignores":
+			w.Write(data)
+		case "/wrong-start":
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-%d/%d", len(data)-1, len(data)))
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(data)
+		case "/bad-range":
+			w.Header().Set("Content-Range", "bytes five-six/20")
+			w.WriteHeader(http.StatusPartialContent)
+		case "/short":
+			w.Header().Set("Content-Range", "bytes 5-19/20")
+			w.Header().Set("Content-Length", "15")
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(data[5:10])
+		}
+	})
+	tests := []struct {
+		path   string
+		offset int64
+		want   string
+		off    int64
+		size   int64
+		kind   fetch.Kind
+	}{
+		{path: "/ranged", offset: 5, want: "56789abcdefghij", off: 5, size: 15},
+		{path: "/ranged", offset: 19, want: "j", off: 19, size: 1},
+		{path: "/ranged", offset: 20, want: "", off: 20, size: 0}, // 416, bytes */20: already whole
+		{path: "/ranged", offset: 25, kind: fetch.Other},          // 416, the file is shorter
+		{path: "/ignores", offset: 5, want: string(data), off: 0, size: 20},
+		{path: "/wrong-start", offset: 5, kind: fetch.Protocol},
+		{path: "/bad-range", offset: 5, kind: fetch.Protocol},
+		{path: "/short", offset: 5, want: "56789", off: 5, size: 15, kind: fetch.Incomplete},
+	}
+	h := newHandler(t)
+	for _, tt := range tests {
+		res, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+tt.path), Offset: tt.offset})
+		if tt.kind != 0 && !errors.Is(err, tt.kind) {
+			t.Errorf("%s at %d: %v (kind %v), want kind %v", tt.path, tt.offset, err, fetch.KindOf(err), tt.kind)
+			continue
+		}
+		if tt.kind == 0 && err != nil {
+			t.Errorf("%s at %d: %v", tt.path, tt.offset, err)
+			continue
+		}
+		if res == nil {
+			continue
+		}
+		if string(body) != tt.want || res.Offset != tt.off || res.Size != tt.size {
+			t.Errorf("%s at %d: %q offset %d size %d; want %q offset %d size %d", tt.path, tt.offset, body, res.Offset, res.Size, tt.want, tt.off, tt.size)
+		}
+	}
+}

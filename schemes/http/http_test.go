@@ -1,0 +1,339 @@
+package http
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	neturl "net/url"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/url"
+)
+
+// TestMain fails the run when goroutines of this package or of net/http's
+// client connections outlive the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if leak := leaked(); leak != "" {
+			fmt.Fprintf(os.Stderr, "goroutines leaked:\n%s\n", leak)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func leaked() string {
+	var stacks string
+	for range 100 {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		stacks = ""
+		for g := range strings.SplitSeq(string(buf), "\n\n") {
+			if strings.Contains(g, "schemes/http.leaked") {
+				continue
+			}
+			if strings.Contains(g, "net/http.(*persistConn)") || strings.Contains(g, "fetch/schemes/http.") {
+				stacks += g + "\n\n"
+			}
+		}
+		if stacks == "" {
+			return ""
+		}
+		time.Sleep(50 * time.Millisecond) // goroutines of closed connections are exiting
+	}
+	return stacks
+}
+
+// newHandler returns a Handler whose idle connections close with the test.
+func newHandler(t testing.TB) *Handler {
+	h := &Handler{}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// server starts an httptest server that closes with the test.
+func server(t testing.TB, fn http.HandlerFunc) *httptest.Server {
+	srv := httptest.NewServer(fn)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func parse(t testing.TB, s string) *url.URL {
+	t.Helper()
+	u, err := url.ParseLenient(s)
+	if err != nil {
+		t.Fatalf("ParseLenient(%q): %v", s, err)
+	}
+	return u
+}
+
+// get fetches s with h and reads the whole body.
+func get(t testing.TB, h *Handler, req *fetch.Request) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := h.Fetch(ctx, req)
+	if err != nil {
+		if res != nil {
+			t.Errorf("Fetch(%s) returned a Resource with error %v", req.URL.Redacted(), err)
+		}
+		return nil, nil, err
+	}
+	if res.Body == nil {
+		t.Fatalf("Fetch(%s): nil Body", req.URL.Redacted())
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
+var bigBody = bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuv"), 8<<10) // 256 KiB
+
+func TestConformance(t *testing.T) {
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/big":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(bigBody)
+		case "/secret":
+			if _, p, _ := r.BasicAuth(); p != "right" {
+				http.Error(w, "no", http.StatusUnauthorized)
+				return
+			}
+			io.WriteString(w, "ok")
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	fetchtest.Run(t, newHandler(t), fetchtest.Cases{
+		Existing: srv.URL + "/big",
+		Want:     bigBody,
+		Missing:  srv.URL + "/missing",
+		Secret:   "http://joe:s3cr3tpw@" + host + "/secret",
+		Password: "s3cr3tpw",
+		Parser:   url.Parser{Lenient: true},
+	})
+}
+
+func TestStatus(t *testing.T) {
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		var code int
+		fmt.Sscanf(r.URL.Path, "/%d", &code)
+		if code == 0 {
+			code = 200
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "status %d\n", code)
+	})
+	tests := []struct {
+		code int
+		kind fetch.Kind // 0: success
+	}{
+		{200, 0}, {201, 0}, {203, 0},
+		{300, 0}, // no Location: delivered as is
+		{400, fetch.Other}, {401, fetch.Auth}, {403, fetch.Auth}, {404, fetch.NotFound},
+		{405, fetch.Other}, {407, fetch.Auth}, {408, fetch.Timeout}, {410, fetch.NotFound},
+		{416, fetch.Other}, {418, fetch.Other}, {429, fetch.Other},
+		{500, fetch.Other}, {502, fetch.Other}, {503, fetch.Other}, {504, fetch.Timeout},
+	}
+	h := newHandler(t)
+	for _, tt := range tests {
+		res, body, err := get(t, h, &fetch.Request{URL: parse(t, fmt.Sprintf("%s/%d", srv.URL, tt.code))})
+		if tt.kind != 0 {
+			if !errors.Is(err, tt.kind) {
+				t.Errorf("status %d: error %v, want kind %v", tt.code, err, tt.kind)
+			} else if want := fmt.Sprintf("HTTP/1.1 %d %s", tt.code, http.StatusText(tt.code)); !strings.Contains(err.Error(), want) {
+				t.Errorf("status %d: error %q does not name the status line %q", tt.code, err, want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("status %d: %v", tt.code, err)
+			continue
+		}
+		if want := fmt.Sprintf("status %d\n", tt.code); string(body) != want || res.MediaType != "text/plain" || res.Kind != fetch.KindFile {
+			t.Errorf("status %d: body %q type %q kind %v, want %q text/plain file", tt.code, body, res.MediaType, res.Kind, want)
+		}
+		if res.Extra["http-status"] != fmt.Sprintf("%d %s", tt.code, http.StatusText(tt.code)) {
+			t.Errorf("status %d: Extra = %v", tt.code, res.Extra)
+		}
+	}
+}
+
+func TestNoContent(t *testing.T) {
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	res, body, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, srv.URL+"/")})
+	if err != nil || len(body) != 0 || res.Size != 0 {
+		t.Fatalf("204: body %q, size %d, err %v; want empty, 0, nil", body, res.Size, err)
+	}
+}
+
+func TestRequestSent(t *testing.T) {
+	type seen struct{ method, uri, ua, auth, host, accept string }
+	got := make(chan seen, 1)
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		got <- seen{r.Method, r.RequestURI, r.UserAgent(), r.Header.Get("Authorization"), r.Host, r.Header.Get("Accept-Encoding")}
+		w.Header().Set("Content-Length", "5")
+		w.Header().Set("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")
+		w.Header().Set("Content-Type", "text/html; charset=latin1")
+		w.Header().Set("ETag", `"abc"`)
+		if r.Method != http.MethodHead {
+			io.WriteString(w, "hello")
+		}
+	})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	tests := []struct {
+		name string
+		h    *Handler
+		req  *fetch.Request
+		want seen
+	}{
+		{"plain", &Handler{}, &fetch.Request{URL: parse(t, srv.URL+"/a%20b/c;p?q=1&r=%2F")},
+			seen{"GET", "/a%20b/c;p?q=1&r=%2F", DefaultUserAgent, "", host, "gzip"}},
+		{"empty path", &Handler{}, &fetch.Request{URL: parse(t, srv.URL)},
+			seen{"GET", "/", DefaultUserAgent, "", host, "gzip"}},
+		{"empty search", &Handler{}, &fetch.Request{URL: parse(t, srv.URL+"/x?")},
+			seen{"GET", "/x?", DefaultUserAgent, "", host, "gzip"}},
+		{"head", &Handler{}, &fetch.Request{URL: parse(t, srv.URL+"/h"), Head: true},
+			seen{"HEAD", "/h", DefaultUserAgent, "", host, ""}},
+		{"agent", &Handler{UserAgent: "probe/1"}, &fetch.Request{URL: parse(t, srv.URL+"/")},
+			seen{"GET", "/", "probe/1", "", host, "gzip"}},
+		{"url user", &Handler{}, &fetch.Request{URL: parse(t, "http://joe:pw@"+host+"/")},
+			seen{"GET", "/", DefaultUserAgent, "Basic am9lOnB3", host, "gzip"}},
+		{"request user", &Handler{}, &fetch.Request{URL: parse(t, srv.URL+"/"), User: url.UserPassword("ann", "x")},
+			seen{"GET", "/", DefaultUserAgent, "Basic YW5uOng=", host, "gzip"}},
+	}
+	for _, tt := range tests {
+		t.Cleanup(func() { tt.h.Close() })
+		res, body, err := get(t, tt.h, tt.req)
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if s := <-got; s != tt.want {
+			t.Errorf("%s: server saw %+v, want %+v", tt.name, s, tt.want)
+		}
+		wantBody := "hello"
+		if tt.req.Head {
+			wantBody = ""
+		}
+		if string(body) != wantBody || res.Size != 5 || res.MediaType != "text/html" ||
+			!res.ModTime.Equal(time.Date(1994, 11, 6, 8, 49, 37, 0, time.UTC)) || res.Extra["etag"] != `"abc"` {
+			t.Errorf("%s: body %q size %d type %q mod %v extra %v", tt.name, body, res.Size, res.MediaType, res.ModTime, res.Extra)
+		}
+	}
+}
+
+func TestRefusedBeforeSending(t *testing.T) {
+	var hits int
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) { hits++ })
+	for _, p := range []string{"/a%0Db", "/a%0ab", "/a%00", "/a%09b", "/x?a%0D%0AHost:%20evil"} {
+		_, _, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, srv.URL+p)})
+		if !errors.Is(err, fetch.Refused) {
+			t.Errorf("Fetch(%s): %v, want kind Refused", p, err)
+		}
+		if _, err := (&Handler{}).Plan(&fetch.Request{URL: parse(t, srv.URL+p)}); !errors.Is(err, fetch.Refused) {
+			t.Errorf("Plan(%s): %v, want kind Refused", p, err)
+		}
+	}
+	if hits != 0 {
+		t.Errorf("the server was reached %d times", hits)
+	}
+}
+
+func TestPlan(t *testing.T) {
+	noProxy := func(*http.Request) (*neturl.URL, error) { return nil, nil }
+	tests := []struct {
+		req  *fetch.Request
+		h    *Handler
+		want []string
+	}{
+		{&fetch.Request{URL: parse(t, "http://example.com/a%20b?x=1")}, &Handler{Proxy: noProxy}, []string{
+			"GET /a%20b?x=1 HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Accept-Encoding: gzip"}},
+		{&fetch.Request{URL: parse(t, "https://joe:secret@example.com:8443"), Head: true}, &Handler{Proxy: noProxy}, []string{
+			"HEAD / HTTP/1.1", "Host: example.com:8443", "User-Agent: " + DefaultUserAgent, "Authorization: Basic ****", "Accept-Encoding: gzip"}},
+		{&fetch.Request{URL: parse(t, "http://[::1]/f"), Offset: 100}, &Handler{Proxy: noProxy, UserAgent: "x"}, []string{
+			"GET /f HTTP/1.1", "Host: [::1]", "User-Agent: x", "Range: bytes=100-"}},
+		{&fetch.Request{URL: parse(t, "http://example.com/f"), Offset: 100}, &Handler{Proxy: noProxy, Raw: true}, []string{
+			"GET /f HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Range: bytes=100-", "Accept-Encoding: gzip"}},
+		{&fetch.Request{URL: parse(t, "http://example.com/f")}, &Handler{Proxy: fixedProxy("http://p:pw@proxy:3128")}, []string{
+			"GET http://example.com/f HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Accept-Encoding: gzip", "Proxy-Authorization: Basic ****"}},
+		{&fetch.Request{URL: parse(t, "https://example.com/f")}, &Handler{Proxy: fixedProxy("http://proxy:3128")}, []string{
+			"CONNECT example.com:443 HTTP/1.1", "Host: example.com:443", "GET /f HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Accept-Encoding: gzip"}},
+	}
+	for _, tt := range tests {
+		got, err := tt.h.Plan(tt.req)
+		if err != nil || strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("Plan(%s) = %q, %v; want %q", tt.req.URL.Redacted(), got, err, tt.want)
+		}
+		for _, l := range got {
+			if strings.Contains(l, "secret") || strings.Contains(l, "pw") || strings.ContainsAny(l, "\r\n") {
+				t.Errorf("Plan(%s) line %q shows a password or a line break", tt.req.URL.Redacted(), l)
+			}
+		}
+	}
+}
+
+func TestTrace(t *testing.T) {
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/from" {
+			w.Header().Set("Location", "http://joe:topsecret@"+r.Host+"/to")
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		io.WriteString(w, "done")
+	})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	var tr strings.Builder
+	_, body, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, "http://joe:topsecret@"+host+"/from"), Trace: fetch.NewTrace(&tr)})
+	if err != nil || string(body) != "done" {
+		t.Fatalf("Fetch: %q, %v", body, err)
+	}
+	s := tr.String()
+	for _, want := range []string{
+		"> GET /from HTTP/1.1\n", "> Authorization: Basic ****\n", "< HTTP/1.1 302 Found\n",
+		"< Location: http://joe:****@" + host + "/to\n", "* redirect: 302 Found → http://joe:****@" + host + "/to\n",
+		"> GET /to HTTP/1.1\n", "< HTTP/1.1 200 OK\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("trace lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "topsecret") || strings.Contains(s, "am9lOnRvcHNlY3JldA") {
+		t.Errorf("trace shows the password:\n%s", s)
+	}
+}
+
+func TestConnectFailure(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, _, err = get(t, newHandler(t), &fetch.Request{URL: parse(t, "http://"+addr+"/")})
+	if !errors.Is(err, fetch.Connect) {
+		t.Errorf("Fetch from a closed port: %v (kind %v), want Connect", err, fetch.KindOf(err))
+	}
+}
+
+// fixedProxy returns a Proxy function that names the proxy s for every
+// request.
+func fixedProxy(s string) func(*http.Request) (*neturl.URL, error) {
+	u, err := neturl.Parse(s)
+	return func(*http.Request) (*neturl.URL, error) { return u, err }
+}
