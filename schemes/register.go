@@ -5,6 +5,8 @@ package schemes
 import (
 	"io"
 
+	"io"
+
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes/file"
 	"github.com/rfc1738/fetch/schemes/ftp"
@@ -12,6 +14,7 @@ import (
 	httpscheme "github.com/rfc1738/fetch/schemes/http"
 	"github.com/rfc1738/fetch/schemes/nntp"
 	"github.com/rfc1738/fetch/schemes/prospero"
+	"github.com/rfc1738/fetch/schemes/telnet"
 	"github.com/rfc1738/fetch/schemes/telnet"
 	"github.com/rfc1738/fetch/url"
 )
@@ -43,6 +46,12 @@ type Config struct {
 	NNTPServer       string // --nntp-server HOST[:PORT] for news: and snews: URLs; "" means $NNTPSERVER
 	NNTPDescriptions bool   // --nntp-descriptions: news:* lists groups with descriptions (LIST NEWSGROUPS); default LIST ACTIVE
 
+	// Telnet.
+	TelnetLogin          bool      // --telnet-login: type the URL's user and password at the server's prompts (default: advisory only, never typed)
+	TelnetLoginPrompt    string    // --telnet-login-prompt: regexp of the login prompt; "" means telnet.DefaultLoginPrompt
+	TelnetPasswordPrompt string    // --telnet-password-prompt: regexp of the password prompt; "" means telnet.DefaultPasswordPrompt
+	TelnetAdvise         io.Writer // where the URL's advisory login is shown (RFC 1738 §3.8); nil shows nothing (the CLI sets stderr)
+
 	// Settings are added here, one group per scheme, as schemes arrive.
 }
 
@@ -55,6 +64,7 @@ func Register(c *fetch.Client, cfg Config) {
 	c.Register("http", web)
 	c.Register("https", web)
 	// One line per scheme: c.Register("name", handler).
+	c.Register("telnet", &telnet.Handler{Login: cfg.TelnetLogin, LoginPrompt: cfg.TelnetLoginPrompt, PasswordPrompt: cfg.TelnetPasswordPrompt, Advise: cfg.TelnetAdvise})
 	news := &nntp.Handler{Server: cfg.NNTPServer, Descriptions: cfg.NNTPDescriptions}
 	for _, s := range []string{"news", "snews", "nntp", "nntps"} {
 		c.Register(s, news)

@@ -1,0 +1,180 @@
+package telnet
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"testing"
+)
+
+// Telnet commands the test server speaks (RFC 854, 855).
+const (
+	cSE   = 240
+	cNOP  = 241
+	cAYT  = 246
+	cSB   = 250
+	cWILL = 251
+	cWONT = 252
+	cDO   = 253
+	cDONT = 254
+	cIAC  = 255
+
+	oECHO  = 1
+	oSGA   = 3
+	oTTYPE = 24
+	oNAWS  = 31
+)
+
+// peer is the server's view of one connection: it strips the client's
+// telnet commands from what it reads and records them.
+type peer struct {
+	c  net.Conn
+	r  *bufio.Reader
+	mu sync.Mutex
+	// cmds holds the client's negotiation commands as "DO 1", "WILL 31",
+	// "SB 31 ..."
+	cmds []string
+}
+
+func (p *peer) send(b ...byte) {
+	p.c.Write(b)
+}
+
+func (p *peer) sendf(format string, args ...any) {
+	fmt.Fprintf(p.c, format, args...)
+}
+
+// readByte returns the next data byte the client sent.
+func (p *peer) readByte() (byte, error) {
+	for {
+		b, err := p.r.ReadByte()
+		if err != nil || b != cIAC {
+			return b, err
+		}
+		cmd, err := p.r.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case cmd == cIAC:
+			return cIAC, nil
+		case cmd >= cWILL && cmd <= cDONT:
+			opt, err := p.r.ReadByte()
+			if err != nil {
+				return 0, err
+			}
+			verb := map[byte]string{cWILL: "WILL", cWONT: "WONT", cDO: "DO", cDONT: "DONT"}[cmd]
+			p.record(fmt.Sprintf("%s %d", verb, opt))
+		case cmd == cSB:
+			var sb []byte
+			for {
+				c, err := p.r.ReadByte()
+				if err != nil {
+					return 0, err
+				}
+				if c == cIAC {
+					c2, err := p.r.ReadByte()
+					if err != nil {
+						return 0, err
+					}
+					if c2 == cSE {
+						break
+					}
+					c = c2
+				}
+				sb = append(sb, c)
+			}
+			p.record(fmt.Sprintf("SB %d", sb[0]))
+		default:
+			p.record(fmt.Sprintf("CMD %d", cmd))
+		}
+	}
+}
+
+func (p *peer) record(s string) {
+	p.mu.Lock()
+	p.cmds = append(p.cmds, s)
+	p.mu.Unlock()
+}
+
+func (p *peer) commands() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.cmds...)
+}
+
+// readLine returns the next line the client sent, with its CR LF.
+func (p *peer) readLine() (string, error) {
+	var line []byte
+	for {
+		b, err := p.readByte()
+		if err != nil {
+			return string(line), err
+		}
+		line = append(line, b)
+		if b == '\n' || len(line) > 4096 {
+			return string(line), nil
+		}
+	}
+}
+
+// readAll reads the client's data until it closes.
+func (p *peer) readAll() string {
+	var out bytes.Buffer
+	for {
+		b, err := p.readByte()
+		if err != nil {
+			return out.String()
+		}
+		out.WriteByte(b)
+	}
+}
+
+// serve starts a server on 127.0.0.1:0 running fn on each connection (then
+// closing it) and returns its address. Every connection's peer is sent on
+// the returned channel once fn has returned.
+func serve(t *testing.T, fn func(p *peer)) (string, <-chan *peer) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *peer, 16)
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				p := &peer{c: c, r: bufio.NewReader(c)}
+				fn(p)
+				// Close gracefully: unread client bytes would turn the
+				// close into a reset that discards the client's input.
+				if tc, ok := c.(*net.TCPConn); ok {
+					tc.CloseWrite()
+				}
+				io.Copy(io.Discard, p.r)
+				select {
+				case done <- p:
+				default:
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String(), done
+}
+
+// drain reads what the client sends until it closes, so that negotiation
+// replies never block.
+func drain(p *peer) { io.Copy(io.Discard, p.r) }
