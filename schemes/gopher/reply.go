@@ -31,8 +31,8 @@ func (h *Handler) plainReply(s *session, req *fetch.Request, g url.Gopher) (*fet
 	return res, nil
 }
 
-// checkErrorItem peeks at the reply's first line: when it is a menu line of
-// type 3 (RFC 1436's error item), the fetch fails with Kind NotFound and the
+// checkErrorItem peeks at the reply's first line: when it is a whole menu
+// line (four fields) of type 3 (RFC 1436's error item), the fetch fails with Kind NotFound and the
 // server's text.
 func (h *Handler) checkErrorItem(s *session, req *fetch.Request) error {
 	b, err := s.br.Peek(1)
@@ -52,10 +52,10 @@ func (h *Handler) checkErrorItem(s *session, req *fetch.Request) error {
 	}
 	req.Trace.Recv(traceable(string(bytes.TrimRight(line, "\r\n"))))
 	it, ok := ParseItem(string(line))
-	if !ok || it.Type != '3' {
+	if !ok || it.Type != '3' || bytes.Count(line, []byte("\t")) < 3 {
 		return nil
 	}
-	return fetch.Errorf(fetch.NotFound, "the server answers with an error item: %s", sanitize(it.Display))
+	return fetch.Errorf(fetch.NotFound, "the server answers with an error item: %s", sanitize(truncate(it.Display, 300)))
 }
 
 // peekLine returns the first line of the reply, with its line end, without

@@ -1,0 +1,128 @@
+package gopher
+
+import (
+	"bufio"
+	"crypto/tls"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// respond answers one request on c; line is the request line without its
+// CRLF, br reads whatever the client sends after it.
+type respond func(c net.Conn, br *bufio.Reader, line string)
+
+// server is an in-process gopher server on 127.0.0.1:0 that records the
+// request lines it receives and answers from routes, keyed by the request
+// line (without CRLF) or, failing that, by its selector.
+type server struct {
+	ln     net.Listener
+	addr   string
+	routes map[string]respond
+
+	mu    sync.Mutex
+	lines []string
+	conns []net.Conn
+	wg    sync.WaitGroup
+}
+
+func newServer(t *testing.T, routes map[string]respond) *server {
+	t.Helper()
+	return startServer(t, routes, nil)
+}
+
+func newTLSServer(t *testing.T, routes map[string]respond, cfg *tls.Config) *server {
+	t.Helper()
+	return startServer(t, routes, cfg)
+}
+
+func startServer(t *testing.T, routes map[string]respond, cfg *tls.Config) *server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg != nil {
+		ln = tls.NewListener(ln, cfg)
+	}
+	s := &server{ln: ln, addr: ln.Addr().String(), routes: routes}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.conns = append(s.conns, c)
+			s.mu.Unlock()
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				defer c.Close()
+				s.serve(c)
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		s.mu.Lock()
+		for _, c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+		s.wg.Wait()
+	})
+	return s
+}
+
+func (s *server) serve(c net.Conn) {
+	br := bufio.NewReader(c)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return
+	}
+	line = strings.TrimSuffix(line, "\r\n")
+	s.mu.Lock()
+	s.lines = append(s.lines, line)
+	s.mu.Unlock()
+	r, ok := s.routes[line]
+	if !ok {
+		sel, _, _ := strings.Cut(line, "\t")
+		r, ok = s.routes[sel]
+	}
+	if !ok {
+		io.WriteString(c, "3'"+line+"' does not exist\t\terror.host\t1\r\n.\r\n")
+		return
+	}
+	r(c, br, line)
+}
+
+// received returns the request lines received so far.
+func (s *server) received() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.lines...)
+}
+
+// send answers with body and closes.
+func send(body string) respond {
+	return func(c net.Conn, _ *bufio.Reader, _ string) { io.WriteString(c, body) }
+}
+
+// reset answers with body and then resets the connection.
+func reset(body string) respond {
+	return func(c net.Conn, _ *bufio.Reader, _ string) {
+		io.WriteString(c, body)
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
+		c.Close()
+	}
+}
+
+// hang never answers: it reads until the client (or the cleanup) closes.
+func hang(_ net.Conn, br *bufio.Reader, _ string) { io.Copy(io.Discard, br) }
