@@ -8,8 +8,9 @@ import (
 // FTP is the decoded view of an ftp URL's path (RFC 1738 §3.2.2):
 // <cwd1>/<cwd2>/.../<cwdN>/<name>;type=<typecode>.
 type FTP struct {
-	// Cwd holds one decoded entry per CWD command, in order. An empty entry
-	// is an empty CWD argument; "%2F" decodes to '/' inside an entry.
+	// Cwd holds one decoded entry per CWD command, in order; nil when there
+	// is none. An empty entry is an empty CWD argument; "%2F" decodes to '/'
+	// inside an entry.
 	Cwd []string
 	// Name is the decoded last segment: the file to RETR, or the directory
 	// to list. It is empty for a URL ending in '/'.
@@ -28,9 +29,11 @@ func (u *URL) FTP() FTP {
 		return v
 	}
 	segs := strings.Split(path, "/")
-	v.Cwd = make([]string, len(segs)-1)
-	for i, s := range segs[:len(segs)-1] {
-		v.Cwd[i] = unescape(s)
+	if len(segs) > 1 {
+		v.Cwd = make([]string, len(segs)-1)
+		for i, s := range segs[:len(segs)-1] {
+			v.Cwd[i] = unescape(s)
+		}
 	}
 	v.Name = unescape(segs[len(segs)-1])
 	return v
@@ -42,9 +45,13 @@ func splitTypecode(p string) (path, code string) {
 	if i < 0 || i+7 != len(p) {
 		return p, ""
 	}
-	switch c := p[i+6]; c {
-	case 'a', 'i', 'd', 'A', 'I', 'D':
-		return p[:i], string(c | 0x20)
+	switch p[i+6] {
+	case 'a', 'A':
+		return p[:i], "a"
+	case 'i', 'I':
+		return p[:i], "i"
+	case 'd', 'D':
+		return p[:i], "d"
 	}
 	return p, ""
 }
