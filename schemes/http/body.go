@@ -46,10 +46,15 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// copyBufs holds the buffers of WriteTo.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
 // WriteTo copies the body to w in large reads, so that io.Copy makes few
 // system calls.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
-	buf := make([]byte, 256<<10)
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
 	var total int64
 	for {
 		n, err := b.Read(buf)

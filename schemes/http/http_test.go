@@ -337,3 +337,20 @@ func fixedProxy(s string) func(*http.Request) (*neturl.URL, error) {
 	u, err := neturl.Parse(s)
 	return func(*http.Request) (*neturl.URL, error) { return u, err }
 }
+
+func TestProxy(t *testing.T) {
+	got := make(chan string, 1)
+	proxy := server(t, func(w http.ResponseWriter, r *http.Request) {
+		got <- r.RequestURI + " " + r.Header.Get("Proxy-Authorization")
+		io.WriteString(w, "via proxy")
+	})
+	h := &Handler{Proxy: fixedProxy("http://pu:pp@" + strings.TrimPrefix(proxy.URL, "http://"))}
+	t.Cleanup(func() { h.Close() })
+	_, body, err := get(t, h, &fetch.Request{URL: parse(t, "http://example.invalid/x?y")})
+	if err != nil || string(body) != "via proxy" {
+		t.Fatalf("through a proxy: %q, %v", body, err)
+	}
+	if s := <-got; s != "http://example.invalid/x?y Basic cHU6cHA=" {
+		t.Errorf("proxy saw %q", s)
+	}
+}

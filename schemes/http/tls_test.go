@@ -1,0 +1,116 @@
+package http
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+)
+
+// tlsServer starts an HTTPS server offering HTTP/2 and returns it with a
+// TLS configuration that trusts it.
+func tlsServer(t *testing.T, fn http.HandlerFunc) (*httptest.Server, *tls.Config) {
+	srv := httptest.NewUnstartedServer(fn)
+	srv.EnableHTTP2 = true
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake of TestHTTPS
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	return srv, &tls.Config{RootCAs: pool}
+}
+
+func TestHTTPS(t *testing.T) {
+	srv, trust := tlsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("X-Proto", r.Proto)
+		w.Write(bigBody)
+	})
+	h := newHandler(t)
+	// Unknown authority: a connect failure that says what to do.
+	_, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/")})
+	if !errors.Is(err, fetch.Connect) || !strings.Contains(err.Error(), "--cacert") {
+		t.Errorf("untrusted certificate: %v (kind %v), want Connect naming --cacert", err, fetch.KindOf(err))
+	}
+	for _, tc := range []*tls.Config{trust, {InsecureSkipVerify: true}} {
+		var tr strings.Builder
+		res, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: tc, Trace: fetch.NewTrace(&tr)})
+		if err != nil || len(body) != len(bigBody) {
+			t.Fatalf("HTTPS: %d bytes, %v", len(body), err)
+		}
+		if res.Extra["http-version"] != "HTTP/2.0" {
+			t.Errorf("HTTPS: protocol %q, want HTTP/2.0", res.Extra["http-version"])
+		}
+		if !strings.Contains(tr.String(), "> GET / HTTP/2\n") || !strings.Contains(tr.String(), "< HTTP/2.0 200 OK\n") {
+			t.Errorf("trace:\n%s", tr.String())
+		}
+	}
+	fetchtest.Run(t, &httpsOnly{h: h, tls: trust}, fetchtest.Cases{
+		Existing: srv.URL + "/big",
+		Want:     bigBody,
+		Missing:  srv.URL + "/missing",
+	})
+}
+
+// httpsOnly is the handler with a TLS configuration, as the Client passes
+// it on every request.
+type httpsOnly struct {
+	h   *Handler
+	tls *tls.Config
+}
+
+func (s *httpsOnly) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	req.TLS = s.tls
+	return s.h.Fetch(ctx, req)
+}
+
+// TestConnectionReuse checks that sequential and concurrent fetches share
+// connections: HTTP/1.1 keep-alive, and one HTTP/2 connection.
+func TestConnectionReuse(t *testing.T) {
+	var mu sync.Mutex
+	conns := map[string]bool{}
+	fn := func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		conns[r.RemoteAddr] = true
+		mu.Unlock()
+		io.WriteString(w, "x")
+	}
+	plain := server(t, fn)
+	secure, trust := tlsServer(t, fn)
+	for _, base := range []string{plain.URL, secure.URL} {
+		mu.Lock()
+		clear(conns)
+		mu.Unlock()
+		h := newHandler(t)
+		for range 5 {
+			if _, _, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), TLS: trust}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				if _, _, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), TLS: trust}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if n := len(conns); n > 4 {
+			t.Errorf("%s: 9 fetches used %d connections", base, n)
+		}
+	}
+}
