@@ -5,8 +5,6 @@ package schemes
 import (
 	"io"
 
-	"io"
-
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes/file"
 	"github.com/rfc1738/fetch/schemes/ftp"
@@ -15,7 +13,7 @@ import (
 	"github.com/rfc1738/fetch/schemes/nntp"
 	"github.com/rfc1738/fetch/schemes/prospero"
 	"github.com/rfc1738/fetch/schemes/telnet"
-	"github.com/rfc1738/fetch/schemes/telnet"
+	"github.com/rfc1738/fetch/schemes/wais"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -46,11 +44,10 @@ type Config struct {
 	NNTPServer       string // --nntp-server HOST[:PORT] for news: and snews: URLs; "" means $NNTPSERVER
 	NNTPDescriptions bool   // --nntp-descriptions: news:* lists groups with descriptions (LIST NEWSGROUPS); default LIST ACTIVE
 
-	// Telnet.
-	TelnetLogin          bool      // --telnet-login: type the URL's user and password at the server's prompts (default: advisory only, never typed)
-	TelnetLoginPrompt    string    // --telnet-login-prompt: regexp of the login prompt; "" means telnet.DefaultLoginPrompt
-	TelnetPasswordPrompt string    // --telnet-password-prompt: regexp of the password prompt; "" means telnet.DefaultPasswordPrompt
-	TelnetAdvise         io.Writer // where the URL's advisory login is shown (RFC 1738 §3.8); nil shows nothing (the CLI sets stderr)
+	// WAIS.
+	WAISChunkSize int  // --wais-chunk-size: bytes per retrieval range; 0 means 10000
+	WAISMaxHits   int  // --wais-max-hits: MaxDocumentsRetrieved of a search; 0 means 40
+	WAISNoInit    bool // --wais-no-init: skip the optional init exchange (default: sent)
 
 	// Settings are added here, one group per scheme, as schemes arrive.
 }
@@ -64,7 +61,6 @@ func Register(c *fetch.Client, cfg Config) {
 	c.Register("http", web)
 	c.Register("https", web)
 	// One line per scheme: c.Register("name", handler).
-	c.Register("telnet", &telnet.Handler{Login: cfg.TelnetLogin, LoginPrompt: cfg.TelnetLoginPrompt, PasswordPrompt: cfg.TelnetPasswordPrompt, Advise: cfg.TelnetAdvise})
 	news := &nntp.Handler{Server: cfg.NNTPServer, Descriptions: cfg.NNTPDescriptions}
 	for _, s := range []string{"news", "snews", "nntp", "nntps"} {
 		c.Register(s, news)
@@ -75,6 +71,7 @@ func Register(c *fetch.Client, cfg Config) {
 	c.Register("telnet", &telnet.Handler{Login: cfg.TelnetLogin, LoginPrompt: cfg.TelnetLoginPrompt, PasswordPrompt: cfg.TelnetPasswordPrompt, Advise: cfg.TelnetAdvise})
 	c.Register("prospero", &prospero.Handler{Follow: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) }})
 	c.Register("file", &file.Handler{})
+	c.Register("wais", &wais.Handler{ChunkSize: cfg.WAISChunkSize, MaxHits: cfg.WAISMaxHits, NoInit: cfg.WAISNoInit})
 	g := &gopher.Handler{Answers: cfg.GopherAnswers}
 	c.Register("gopher", g)
 	c.Register("gophers", g)
