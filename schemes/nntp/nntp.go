@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
 )
 
 // Handler fetches news articles, overviews and group lists for the nntp,
@@ -68,6 +69,22 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 		return nil, err
 	}
 	return t.commands(req.Head), nil
+}
+
+// ServerHost returns the name of the host a fetch of u connects to: the
+// URL's host for nntp and nntps, the configured server's (Server, else
+// NNTPSERVER) for news and snews, and "" when there is none. A command
+// line uses it to look credentials up in ~/.netrc for news URLs, which
+// carry no host.
+func (h *Handler) ServerHost(u *url.URL) string {
+	if u.Scheme == "nntp" || u.Scheme == "nntps" {
+		return u.Host
+	}
+	t := &target{tls: u.Scheme == "snews"}
+	if h.server(t) != nil {
+		return ""
+	}
+	return t.host
 }
 
 // Fetch connects (or reuses an idle connection), asks for what the URL

@@ -584,3 +584,24 @@ func TestConformance(t *testing.T) {
 		Parser:   url.Parser{Lenient: true},
 	})
 }
+
+func TestServerHost(t *testing.T) {
+	t.Setenv("NNTPSERVER", "env.example.org:1119")
+	for _, tt := range []struct {
+		server, url, want string
+	}{
+		{"", "nntp://news.example.org/g/1", "news.example.org"},
+		{"opt.example.org", "news:g", "opt.example.org"},
+		{"", "snews:a@b", "env.example.org"},
+		{"[::1]:1119", "news:g", "::1"},
+	} {
+		h := &Handler{Server: tt.server}
+		if got := h.ServerHost(parse(t, tt.url)); got != tt.want {
+			t.Errorf("Handler{Server: %q}.ServerHost(%s) = %q, want %q", tt.server, tt.url, got, tt.want)
+		}
+	}
+	t.Setenv("NNTPSERVER", "")
+	if got := (&Handler{}).ServerHost(parse(t, "news:g")); got != "" {
+		t.Errorf("ServerHost with no server = %q, want \"\"", got)
+	}
+}
