@@ -200,7 +200,7 @@ func extractBare(text string, colon, from int) (Match, bool) {
 		return Match{}, false
 	}
 	body := u[colon+1-start:]
-	if (schemes[si].Hier && (len(body) < 3 || body[:2] != "//")) {
+	if schemes[si].Hier && (len(body) < 3 || body[:2] != "//") {
 		return Match{}, false
 	}
 	m := Match{URL: u, Start: start, End: end, Hyphenated: hyphen}
