@@ -112,6 +112,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		if hop >= max {
 			return nil, fetch.Errorf(fetch.Protocol, "stopped after %d redirects (the last to %s)", max, next.Redacted())
 		}
+		req.Trace.Notef("redirect %d of at most %d: to %s", hop+1, max, next.Redacted())
 		if next.Scheme != "http" && next.Scheme != "https" {
 			return h.crossScheme(ctx, req, next)
 		}
@@ -226,7 +227,6 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 			}
 			wd.stop()
 			cancel(errClosed)
-			req.Trace.Notef("redirect: %s → %s", resp.Status, next.Redacted())
 			return nil, next, nil
 		}
 	}

@@ -306,7 +306,7 @@ func TestTrace(t *testing.T) {
 	s := tr.String()
 	for _, want := range []string{
 		"> GET /from HTTP/1.1\n", "> Authorization: Basic ****\n", "< HTTP/1.1 302 Found\n",
-		"< Location: http://joe:****@" + host + "/to\n", "* redirect: 302 Found → http://joe:****@" + host + "/to\n",
+		"< Location: http://joe:****@" + host + "/to\n", "* redirect 1 of at most 10: to http://joe:****@" + host + "/to\n",
 		"> GET /to HTTP/1.1\n", "< HTTP/1.1 200 OK\n",
 	} {
 		if !strings.Contains(s, want) {

@@ -159,13 +159,19 @@ func traceReply(tr *fetch.Trace, resp *http.Response) {
 		return
 	}
 	tr.Recv(statusLine(resp))
-	names := make([]string, 0, len(resp.Header))
-	for k := range resp.Header {
+	hdr := resp.Header
+	if resp.Uncompressed {
+		// net/http removed the header when it took on the decoding.
+		hdr = hdr.Clone()
+		hdr.Set("Content-Encoding", "gzip")
+	}
+	names := make([]string, 0, len(hdr))
+	for k := range hdr {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		for _, v := range resp.Header[k] {
+		for _, v := range hdr[k] {
 			if k == "Location" {
 				v = redactLocation(v)
 			}
