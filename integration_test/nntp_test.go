@@ -3,6 +3,7 @@
 package integration_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -202,4 +203,43 @@ func TestNNTPRefusesCRLF(t *testing.T) {
 	addr := env(t, "FETCH_IT_NNTP_ADDR")
 	r := runFetch(t, "", nil, "nntp://"+addr+"/local.test%0D%0AQUIT/1")
 	wantCode(t, r, 11, "CR LF in the group")
+}
+
+func TestNNTPAuth(t *testing.T) {
+	addr := env(t, "FETCH_IT_NNTP_ADDR")
+	host, _, _ := strings.Cut(addr, ":")
+	const want = "\n\nOnly for tester.\n"
+
+	r := runFetch(t, "", nil, "nntp://"+addr+"/local.secret/1")
+	wantCode(t, r, 6, "local.secret without credentials")
+
+	r = runFetch(t, "", nil, "-v", "nntp://tester:tester-pw@"+addr+"/local.secret/1")
+	wantCode(t, r, 0, "local.secret with URL credentials")
+	if !strings.HasSuffix(string(r.Stdout), want) {
+		t.Errorf("article:\n%s", r.Stdout)
+	}
+	if !strings.Contains(string(r.Stderr), "AUTHINFO PASS ****") || strings.Contains(string(r.Stderr), "tester-pw") {
+		t.Errorf("trace does not mask the password:\n%s", r.Stderr)
+	}
+
+	r = runFetch(t, "", nil, "nntp://tester:wrong-pw@"+addr+"/local.secret/1")
+	wantCode(t, r, 6, "local.secret with a wrong password")
+	if strings.Contains(string(r.Stderr), "wrong-pw") {
+		t.Errorf("error shows the password: %s", r.Stderr)
+	}
+
+	r = runFetch(t, "", nil, "-u", "tester:tester-pw", "--nntp-server", addr, "news:secret@fetch.test")
+	wantCode(t, r, 0, "news: with -u")
+	if !strings.HasSuffix(string(r.Stdout), want) {
+		t.Errorf("article:\n%s", r.Stdout)
+	}
+
+	dir := t.TempDir()
+	netrc := dir + "/netrc"
+	if err := os.WriteFile(netrc, []byte("machine "+host+" login tester password tester-pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("NETRC", netrc)
+	r = runFetch(t, "", nil, "--netrc", "nntp://"+addr+"/local.secret/1")
+	wantCode(t, r, 0, "local.secret with --netrc")
 }

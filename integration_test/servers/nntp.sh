@@ -4,7 +4,9 @@
 # on a free high port, run as the news user, with the group local.test
 # holding articles of known message-ids, some with body lines that begin
 # with '.', fed by IHAVE. innd sees 127.0.0.1 as a peer (incoming.conf's
-# ME), so readers must say MODE READER to be handed to nnrpd.
+# ME), so readers must say MODE READER to be handed to nnrpd. The group
+# local.secret is readable only after AUTHINFO USER tester PASS
+# tester-pw: nnrpd answers 480 until then.
 #
 #   bash servers/nntp.sh start|stop       (IT_DIR set, as run.sh does)
 #
@@ -78,8 +80,10 @@ control 0000000000 0000000001 n
 control.cancel 0000000000 0000000001 n
 junk 0000000000 0000000001 n
 local.empty 0000000000 0000000001 y
+local.secret 0000000000 0000000001 y
 local.test 0000000000 0000000001 y
 EOF
+	readers "$dir/etc"
 	printf 'local.empty\tA group with no articles.\nlocal.test\tArticles for the fetch integration tests.\n' >"$dir/db/newsgroups"
 	: >"$dir/db/active.times"
 	: >"$dir/db/history"
@@ -93,6 +97,36 @@ EOF
 	log "INN on 127.0.0.1:$port (local.test fed)"
 }
 
+# readers ETC: nnrpd's access rules: localhost reads everything but
+# local.secret without a password; the user tester (password tester-pw,
+# checked by ckpasswd) reads everything.
+readers() {
+	local hash
+	hash=$(python3 -c 'import crypt; print(crypt.crypt("tester-pw", crypt.mksalt(crypt.METHOD_SHA512)))' 2>/dev/null) ||
+		hash=$(openssl passwd -6 tester-pw)
+	printf 'tester:%s\n' "$hash" >"$1/passwd.nntp.test"
+	cat >"$1/readers.conf" <<EOF
+auth "localhost" {
+    hosts: "localhost, 127.0.0.1, ::1, stdin"
+    default: "<localhost>"
+}
+auth "password" {
+    hosts: "localhost, 127.0.0.1, ::1"
+    auth: "ckpasswd -f $1/passwd.nntp.test"
+}
+access "localhost" {
+    users: "<localhost>"
+    newsgroups: "*,!local.secret"
+    access: RPA
+}
+access "tester" {
+    users: "tester"
+    newsgroups: "*"
+    access: RPA
+}
+EOF
+}
+
 # feed PORT: post the fixture articles to innd by IHAVE.
 feed() {
 	python3 - "$1" <<'PY'
@@ -103,6 +137,7 @@ arts = [
     ("first@fetch.test", "First article", "This is the first article.\n.A line that begins with a dot.\n..Two dots.\n.\nSee http://www.example.org/page and ftp://ftp.example.org/pub/file.txt\n"),
     ("second@fetch.test", "Second article", "Second body.\n"),
     ("dots@fetch.test", "Dots", "".join(".line %d\n" % i for i in range(200)) + "...\n.\n"),
+    ("secret@fetch.test", "Secret", "Only for tester.\n"),
 ]
 s = socket.create_connection(("127.0.0.1", port), timeout=20)
 f = s.makefile("rwb")
@@ -122,7 +157,8 @@ for mid, subj, body in arts:
     if not r.startswith("335"):
         sys.exit("IHAVE <%s>: %s" % (mid, r))
     head = ("Path: fetch-it.localdomain!not-for-mail\nFrom: Fetch Tests <tests@fetch.test>\n"
-            "Newsgroups: local.test\nSubject: %s\nDate: %s\nMessage-ID: <%s>\n" % (subj, date, mid))
+            "Newsgroups: %s\nSubject: %s\nDate: %s\nMessage-ID: <%s>\n"
+            % ("local.secret" if mid.startswith("secret") else "local.test", subj, date, mid))
     text = head + "\n" + body
     out = []
     for l in text.split("\n")[:-1]:
