@@ -3,9 +3,10 @@ module github.com/rfc1738/fetch
 go 1.26.0
 
 require (
-	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
-	github.com/emersion/go-smtp v0.25.1 // indirect
-	github.com/ziutek/telnet v0.0.0-20180329124119-c3b780dc415b // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/term v0.47.0 // indirect
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
+	github.com/ziutek/telnet v0.0.0-20180329124119-c3b780dc415b
+	golang.org/x/term v0.47.0
 )
+
+require golang.org/x/sys v0.49.0 // indirect

@@ -10,6 +10,7 @@ import (
 	"github.com/rfc1738/fetch/schemes/ftp"
 	"github.com/rfc1738/fetch/schemes/gopher"
 	httpscheme "github.com/rfc1738/fetch/schemes/http"
+	"github.com/rfc1738/fetch/schemes/mailto"
 	"github.com/rfc1738/fetch/schemes/nntp"
 	"github.com/rfc1738/fetch/schemes/prospero"
 	"github.com/rfc1738/fetch/schemes/telnet"
@@ -49,6 +50,10 @@ type Config struct {
 	WAISMaxHits   int  // --wais-max-hits: MaxDocumentsRetrieved of a search; 0 means 40
 	WAISNoInit    bool // --wais-no-init: skip the optional init exchange (default: sent)
 
+	// Mailto.
+	MailtoRelay string // --smtp-relay: host[:port] or smtp[s]://[user[:pass]@]host[:port]; "" means $FETCH_SMTP
+	MailtoFrom  string // --mail-from: the envelope sender; "" means the message's From, else $USER@host
+
 	// Settings are added here, one group per scheme, as schemes arrive.
 }
 
@@ -68,6 +73,7 @@ func Register(c *fetch.Client, cfg Config) {
 	ftpH := &ftp.Handler{AnonymousPassword: cfg.FTPPassword, Active: cfg.FTPActive, ExplicitTLS: cfg.FTPExplicitTLS}
 	c.Register("ftp", ftpH)
 	c.Register("ftps", ftpH)
+	c.Register("mailto", &mailto.Handler{Relay: cfg.MailtoRelay, From: cfg.MailtoFrom})
 	c.Register("telnet", &telnet.Handler{Login: cfg.TelnetLogin, LoginPrompt: cfg.TelnetLoginPrompt, PasswordPrompt: cfg.TelnetPasswordPrompt, Advise: cfg.TelnetAdvise})
 	c.Register("prospero", &prospero.Handler{Follow: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) }})
 	c.Register("file", &file.Handler{})
