@@ -49,6 +49,9 @@ start() {
 	install_inn
 	stop_pids "$name"
 	rm -rf "$dir"
+	# INN runs as news: it must be able to reach its files under $IT_DIR,
+	# which mktemp made private to root (search permission only).
+	chmod o+x "$IT_DIR"
 	mkdir -p "$dir"/{etc,db,run,log,tmp,http} "$dir"/spool/{articles,overview,archive,outgoing,incoming/tmp,incoming/bad}
 	cp -a /etc/news/. "$dir/etc/"
 	local port
