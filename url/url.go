@@ -200,6 +200,7 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 		off += end
 		rest = rest[end:]
 	}
+	raw := rest // before a lenient parser encodes it
 	if p.Lenient {
 		hash, bad, err := scanLenient(rest, off)
 		if err != nil {
@@ -211,7 +212,7 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 				return err
 			}
 			u.Fragment, u.HasFragment = frag, true
-			rest = rest[:hash]
+			rest, raw = rest[:hash], rest[:hash]
 		}
 		if bad > 0 {
 			rest = encodeBad(rest, bad)
@@ -222,10 +223,31 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 	u.Path = rest
 	if info != nil {
 		if err := p.checkScheme(u, off); err != nil {
+			if len(raw) != len(rest) && err.Offset >= off {
+				// The offset is in the encoded path: map it back.
+				err.Offset = off + rawOffset(raw, err.Offset-off)
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// rawOffset maps offset n in the lenient encoding of raw (see encodeBad)
+// back to the offset in raw of the byte it came from.
+func rawOffset(raw string, n int) int {
+	j := 0 // offset in the encoding
+	for i := 0; i < len(raw); i++ {
+		if j >= n {
+			return i
+		}
+		if needsNormalize(raw, i) {
+			j += 3
+		} else {
+			j++
+		}
+	}
+	return len(raw)
 }
 
 // loginAllowed reports whether the BNF of RFC 1738 §5 gives the scheme a
