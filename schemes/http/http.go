@@ -98,14 +98,28 @@ func (h *Handler) maxRedirects() int {
 // Incomplete.
 func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	u := req.URL
-	creds := req.Credentials()
 	origin := u.Scheme + "://" + u.HostPort()
+	given, prompted := req.Credentials(), false
 	max := h.maxRedirects()
 	for hop := 0; ; hop++ {
-		if u.Scheme+"://"+u.HostPort() != origin {
-			creds = nil // credentials go to the host they were given for only
+		var creds *url.Userinfo
+		switch {
+		case u != req.URL && u.User != nil:
+			creds = u.User // a redirect to a URL with its own login
+		case u.Scheme+"://"+u.HostPort() == origin:
+			creds = given // credentials go to the host they were given for only
 		}
 		res, next, err := h.once(ctx, req, u, creds, h.MaxRedirects >= 0)
+		if err != nil && !prompted && creds != nil && creds == given && !creds.HasPassword && req.Prompt != nil && isStatus(err, http.StatusUnauthorized) {
+			// "-u user" without a password: ask for it once, as curl does.
+			prompted = true
+			pw, perr := req.Prompt("password for "+creds.Username+" at "+u.HostPort(), true)
+			if perr == nil {
+				given = url.UserPassword(creds.Username, pw)
+				hop--
+				continue
+			}
+		}
 		if err != nil || next == nil {
 			return res, err
 		}

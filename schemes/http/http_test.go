@@ -354,3 +354,39 @@ func TestProxy(t *testing.T) {
 		t.Errorf("proxy saw %q", s)
 	}
 }
+
+func TestPromptForPassword(t *testing.T) {
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "joe" || p != "pw" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="x"`)
+			http.Error(w, "who?", http.StatusUnauthorized)
+			return
+		}
+		io.WriteString(w, "welcome")
+	})
+	var asked []string
+	prompt := func(answer string) func(string, bool) (string, error) {
+		return func(label string, secret bool) (string, error) {
+			asked = append(asked, label)
+			if !secret {
+				t.Errorf("prompt %q is not secret", label)
+			}
+			return answer, nil
+		}
+	}
+	h := newHandler(t)
+	_, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/"), User: url.User("joe"), Prompt: prompt("pw")})
+	if err != nil || string(body) != "welcome" || len(asked) != 1 {
+		t.Errorf("-u joe with a prompt: %q, %v, asked %q", body, err, asked)
+	}
+	asked = nil
+	_, _, err = get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/"), User: url.User("joe"), Prompt: prompt("wrong")})
+	if !errors.Is(err, fetch.Auth) || len(asked) != 1 {
+		t.Errorf("wrong password: %v, asked %q; want Auth after one prompt", err, asked)
+	}
+	asked = nil
+	_, _, err = get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/"), User: url.UserPassword("joe", "bad"), Prompt: prompt("pw")})
+	if !errors.Is(err, fetch.Auth) || len(asked) != 0 {
+		t.Errorf("a given password: %v, asked %q; want Auth and no prompt", err, asked)
+	}
+}

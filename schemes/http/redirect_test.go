@@ -53,6 +53,8 @@ func TestRedirects(t *testing.T) {
 		case p == "/other-host":
 			// The same server under another name: credentials must not follow.
 			http.Redirect(w, r, "http://localhost:"+r.Host[strings.LastIndexByte(r.Host, ':')+1:]+"/auth", http.StatusFound)
+		case p == "/own-login":
+			http.Redirect(w, r, "http://ann:pw2@localhost:"+r.Host[strings.LastIndexByte(r.Host, ':')+1:]+"/auth", http.StatusFound)
 		case p == "/auth":
 			authSeen.Store(r.Header.Get("Authorization"))
 			io.WriteString(w, "auth")
@@ -128,6 +130,10 @@ func TestRedirects(t *testing.T) {
 	_, body, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, "http://joe:pw@"+host+"/other-host")})
 	if err != nil || string(body) != "auth" || authSeen.Load() != "" {
 		t.Errorf("redirect to another host: %q, %v, Authorization %q sent; want none", body, err, authSeen.Load())
+	}
+	_, _, err = get(t, newHandler(t), &fetch.Request{URL: parse(t, "http://joe:pw@"+host+"/own-login")})
+	if err != nil || authSeen.Load() != "Basic YW5uOnB3Mg==" {
+		t.Errorf("redirect to a URL with its own login: %v, Authorization %q; want ann's", err, authSeen.Load())
 	}
 	_, _, err = get(t, newHandler(t), &fetch.Request{URL: parse(t, "http://joe:pw@"+host+"/auth")})
 	if err != nil || authSeen.Load() == "" {

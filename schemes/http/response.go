@@ -45,7 +45,21 @@ func statusError(resp *http.Response) error {
 	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
 		kind = fetch.Timeout
 	}
-	return fetch.Errorf(kind, "server replied %s", statusLine(resp))
+	return &fetch.Error{Kind: kind, Err: &statusErr{code: code, line: statusLine(resp)}}
+}
+
+// statusErr is a reply whose status is an error.
+type statusErr struct {
+	code int
+	line string
+}
+
+func (e *statusErr) Error() string { return "server replied " + e.line }
+
+// isStatus reports whether err is a reply with the status code.
+func isStatus(err error, code int) bool {
+	var se *statusErr
+	return errors.As(err, &se) && se.code == code
 }
 
 // resource builds the Resource for a successful reply; Body is left nil
