@@ -99,7 +99,7 @@ func (it Item) URL() string {
 	case '8', 'T':
 		scheme, def := "telnet", 23
 		if it.Type == 'T' {
-			scheme = "tn3270"
+			scheme, def = "tn3270", 0 // a scheme without a registered default port
 		}
 		s = scheme + "://"
 		if it.Selector != "" {

@@ -60,7 +60,7 @@ func (h *Handler) checkErrorItem(s *session, req *fetch.Request) error {
 
 // peekLine returns the first line of the reply, with its line end, without
 // consuming it: at most max bytes, or what there is before the server
-// closes.
+// closes (nothing when it closes at once).
 func peekLine(br *bufio.Reader, max int) ([]byte, error) {
 	for n := 1; ; {
 		_, err := br.Peek(n)
@@ -72,7 +72,7 @@ func peekLine(br *bufio.Reader, max int) ([]byte, error) {
 			return b, nil
 		}
 		if err != nil {
-			if err == io.EOF && len(b) > 0 {
+			if err == io.EOF {
 				return b, nil
 			}
 			return nil, readErr(err)
