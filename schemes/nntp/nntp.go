@@ -72,16 +72,17 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 }
 
 // ServerHost returns the name of the host a fetch of u connects to: the
-// URL's host for nntp and nntps, the configured server's (Server, else
-// NNTPSERVER) for news and snews, and "" when there is none. A command
+// URL's host for nntp and nntps (and RFC 5538's news://host/...), the
+// configured server's (Server, else NNTPSERVER) for news and snews, and ""
+// when there is none. A command
 // line uses it to look credentials up in ~/.netrc for news URLs, which
 // carry no host.
 func (h *Handler) ServerHost(u *url.URL) string {
-	if u.Scheme == "nntp" || u.Scheme == "nntps" {
-		return u.Host
-	}
-	t := &target{tls: u.Scheme == "snews"}
-	if h.server(t) != nil {
+	t, err := h.resolve(u, true)
+	if err != nil {
+		if u.Scheme == "nntp" || u.Scheme == "nntps" {
+			return u.Host
+		}
 		return ""
 	}
 	return t.host
@@ -108,9 +109,10 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 			return res, nil
 		}
 		// A pooled connection the server has meanwhile closed fails
-		// before its first reply: try once more on a new one.
+		// before its first reply: try once more on a new one. After a
+		// refusal (no such article, say) the connection stays usable.
 		stale := reused && s.broken && s.replies == 0 && ctx.Err() == nil && attempt == 0
-		h.release(s, false)
+		h.release(s, !stale)
 		if !stale {
 			return nil, err
 		}

@@ -594,6 +594,7 @@ func TestServerHost(t *testing.T) {
 		{"opt.example.org", "news:g", "opt.example.org"},
 		{"", "snews:a@b", "env.example.org"},
 		{"[::1]:1119", "news:g", "::1"},
+		{"opt.example.org", "news://other.example.org/g", "other.example.org"},
 	} {
 		h := &Handler{Server: tt.server}
 		if got := h.ServerHost(parse(t, tt.url)); got != tt.want {
@@ -603,5 +604,61 @@ func TestServerHost(t *testing.T) {
 	t.Setenv("NNTPSERVER", "")
 	if got := (&Handler{}).ServerHost(parse(t, "news:g")); got != "" {
 		t.Errorf("ServerHost with no server = %q, want \"\"", got)
+	}
+}
+
+func TestNewsWithHost(t *testing.T) {
+	f := newServer(t)
+	addr := f.start(nil)
+	h := newHandler(t, "") // no configured server: the URL names it
+	t.Setenv("NNTPSERVER", "")
+	for _, tt := range []struct {
+		url, want string
+	}{
+		{"news://" + addr + "/two@example.org", article2},
+		{"news://" + addr + "/%3Ctwo@example.org%3E", article2},
+		{"news://" + addr + "/local.t*", "local.test 0000000002 0000000001 y\n"},
+	} {
+		if _, got, err := get(t, h, tt.url); err != nil || got != tt.want {
+			t.Errorf("Fetch(%s) = %q, %v; want %q", tt.url, got, err, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		url  string
+		kind fetch.Kind
+	}{
+		{"news://127.0.0.1:25/local.test", fetch.Refused},
+		{"news://127.0.0.1:x/local.test", fetch.Malformed},
+		{"news:///local.test", fetch.Usage}, // the configured server, and there is none
+	} {
+		if _, _, err := get(t, h, tt.url); !errors.Is(err, tt.kind) {
+			t.Errorf("Fetch(%s): %v (kind %v), want kind %v", tt.url, err, fetch.KindOf(err), tt.kind)
+		}
+	}
+	if got, err := h.Plan(&fetch.Request{URL: parse(t, "news://news.example.org/comp.lang.go")}); err != nil || !slices.Equal(got, []string{"GROUP comp.lang.go", "OVER low-high"}) {
+		t.Errorf("Plan(news://news.example.org/comp.lang.go) = %q, %v", got, err)
+	}
+}
+
+func TestReuseAfterRefusal(t *testing.T) {
+	f := newServer(t)
+	addr := f.start(nil)
+	h := newHandler(t, addr)
+	for _, tt := range []struct {
+		url  string
+		kind fetch.Kind
+	}{
+		{"nntp://" + addr + "/local.test/9", fetch.NotFound},
+		{"news:nothere@example.org", fetch.NotFound},
+		{"news:no.such.group", fetch.NotFound},
+		{"nntp://" + addr + "/local.test/1", 0},
+		{"news:two@example.org", 0},
+	} {
+		if _, _, err := get(t, h, tt.url); (tt.kind == 0 && err != nil) || (tt.kind != 0 && !errors.Is(err, tt.kind)) {
+			t.Fatalf("Fetch(%s): %v, want kind %v", tt.url, err, tt.kind)
+		}
+	}
+	if n := f.connections(); n != 1 {
+		t.Errorf("%d connections, want 1", n)
 	}
 }

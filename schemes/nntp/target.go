@@ -70,6 +70,13 @@ func (h *Handler) resolve(u *url.URL, needServer bool) (*target, error) {
 	case "news", "snews":
 		t.tls = u.Scheme == "snews"
 		v := u.News()
+		named := false // the URL names its server (RFC 5538's news://host/...)
+		if strings.HasPrefix(u.Path, "//") {
+			var err error
+			if v, named, err = h.newsHost(t, u, v); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case v.Article != "":
 			t.what, t.id = articleByID, v.Article
@@ -85,7 +92,7 @@ func (h *Handler) resolve(u *url.URL, needServer bool) (*target, error) {
 		default:
 			t.what, t.group = overview, v.Group
 		}
-		if needServer {
+		if needServer && !named {
 			if err := h.server(t); err != nil {
 				return nil, err
 			}
@@ -97,6 +104,52 @@ func (h *Handler) resolve(u *url.URL, needServer bool) (*target, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// newsHost handles RFC 5538's form news://host[:port]/group-or-id (and
+// snews://...), which RFC 1738 does not define and the url package parses
+// as an opaque path: it takes the server from the URL, applying the port
+// policy the Client could not (a port below 1024 that belongs to another
+// protocol is refused), and returns the view of what follows. An empty
+// host ("news:///group") means the configured server; an empty rest means
+// the group list.
+func (h *Handler) newsHost(t *target, u *url.URL, v url.News) (url.News, bool, error) {
+	s := v.Group
+	if s == "" {
+		s = v.Article
+	}
+	hostport, rest, _ := strings.Cut(strings.TrimPrefix(s, "//"), "/")
+	var nv url.News
+	switch {
+	case strings.IndexByte(rest, '@') >= 0:
+		nv.Article = strings.TrimSuffix(strings.TrimPrefix(rest, "<"), ">")
+	case rest == "":
+		nv.Group = "*"
+	default:
+		nv.Group = rest
+	}
+	if hostport == "" {
+		return nv, false, nil
+	}
+	port := "119"
+	if t.tls {
+		port = "563"
+	}
+	host := hostport
+	if hh, p, err := net.SplitHostPort(hostport); err == nil {
+		host, port = hh, p
+	} else {
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 || host == "" || strings.ContainsAny(host, "@/ \t\r\n\x00") {
+		return nv, false, fetch.Errorf(fetch.Malformed, "%s URL names the server %q, which is not HOST or HOST:PORT (RFC 5538)", u.Scheme, hostport)
+	}
+	if err := (fetch.Policy{}).Check(&url.URL{Scheme: u.Scheme, Host: host, Port: n}); err != nil {
+		return nv, false, err
+	}
+	t.host, t.addr = host, net.JoinHostPort(host, port)
+	return nv, true, nil
 }
 
 // server fills in the configured news server: Handler.Server, else
