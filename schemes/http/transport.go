@@ -13,6 +13,10 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 )
 
+// maxTransports bounds the transports a Handler keeps, one per distinct
+// TLS configuration.
+const maxTransports = 8
+
 // transport returns the shared transport for a TLS configuration. Requests
 // from one Client carry the same *tls.Config (or nil), so in practice one
 // transport serves every request: connections are reused across fetches,
@@ -23,7 +27,12 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	if t, ok := h.transports[tc]; ok {
 		return t
 	}
-	if h.transports == nil {
+	if h.transports == nil || len(h.transports) >= maxTransports {
+		// A caller making a new *tls.Config per request: start over
+		// rather than grow without bound.
+		for _, t := range h.transports {
+			t.CloseIdleConnections()
+		}
 		h.transports = make(map[*tls.Config]*http.Transport)
 	}
 	per := h.MaxConnsPerHost
@@ -157,7 +166,7 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 		TLSHandshakeStart: func() { w.arm(connect, "TLS handshake") },
 		TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
 			if err == nil {
-				tr.Notef("TLS %s, %s, ALPN %q", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol)
+				tr.Notef("%s, %s, ALPN %q", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol)
 			}
 		},
 		GotConn: func(i httptrace.GotConnInfo) {
@@ -172,8 +181,8 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 			tr.Send(line(proto))
 		},
 		WroteHeaderField: func(key string, values []string) {
-			if len(key) > 0 && key[0] == ':' {
-				return
+			if len(key) > 0 && key[0] == ':' && key != ":authority" {
+				return // the method, path and scheme are on the request line
 			}
 			for _, v := range values {
 				tr.Send(key + ": " + mask(key, v))
