@@ -213,3 +213,30 @@ func TestFTPActive(t *testing.T) {
 		t.Errorf("active: %q\n%s", r.Stdout, r.Stderr)
 	}
 }
+
+// TestFTPTLS: explicit AUTH TLS (--ftp-ssl) and implicit TLS (ftps://),
+// both with TLS on the data connections too.
+func TestFTPTLS(t *testing.T) {
+	ca := env(t, "FETCH_IT_FTP_CA")
+	r := runFetch(t, "", nil, "-v", "--ftp-ssl", "--cacert", ca, "ftp://"+env(t, "FETCH_IT_FTP_TLS_ADDR")+"/pub/hello.txt")
+	wantCode(t, r, 0, "AUTH TLS")
+	if string(r.Stdout) != "hello from vsftpd\n" || !bytes.Contains(r.Stderr, []byte("> AUTH TLS\n")) || !bytes.Contains(r.Stderr, []byte("> PROT P\n")) {
+		t.Errorf("AUTH TLS: %q\n%s", r.Stdout, r.Stderr)
+	}
+	// The server requires TLS: without --ftp-ssl the login is refused.
+	r = runFetch(t, "", nil, "ftp://"+env(t, "FETCH_IT_FTP_TLS_ADDR")+"/pub/hello.txt")
+	wantCode(t, r, 6, "plain login to a TLS-only server")
+
+	base, pass := ftpUser(t)
+	user := strings.TrimPrefix(strings.SplitN(base, "@", 2)[0], "ftp://")
+	r = runFetch(t, "", nil, "-v", "--cacert", ca, "ftps://"+user+"@"+env(t, "FETCH_IT_FTPS_ADDR")+"/private.txt")
+	wantCode(t, r, 0, "implicit TLS")
+	if string(r.Stdout) != "private\n" || bytes.Contains(r.Stderr, []byte(pass)) {
+		t.Errorf("ftps: %q\n%s", r.Stdout, r.Stderr)
+	}
+	// An unknown certificate is refused.
+	r = runFetch(t, "", nil, "ftps://"+env(t, "FETCH_IT_FTPS_ADDR")+"/pub/hello.txt")
+	if r.Code == 0 {
+		t.Errorf("ftps with an unverified certificate succeeded")
+	}
+}

@@ -11,6 +11,9 @@
 #   FETCH_IT_FTP_PASS        its password
 #   FETCH_IT_FTP_BIG_SHA256  checksum of /big.bin (64 MiB)
 #   FETCH_IT_FTP_SMALL       how many files /small holds (f001.bin, ...)
+#   FETCH_IT_FTP_TLS_ADDR    127.0.0.1:PORT of the same tree with AUTH TLS required
+#   FETCH_IT_FTPS_ADDR       127.0.0.1:PORT of the same tree over implicit TLS (ftps)
+#   FETCH_IT_FTP_CA          the self-signed certificate of both, for --cacert
 source "$(dirname "$0")/../lib.sh"
 
 name=ftp
@@ -19,8 +22,63 @@ user=fetchit
 pass=fetch-it-pass
 small=200
 
+# conf PORT: the vsftpd settings shared by every instance.
+conf() {
+	# A wide passive range: with few ports, TIME_WAIT makes runs of many
+	# small transfers stall.
+	cat <<-EOF
+		listen=YES
+		listen_ipv6=NO
+		listen_address=127.0.0.1
+		listen_port=$1
+		background=NO
+		anonymous_enable=YES
+		no_anon_password=YES
+		anon_root=$dir/anon
+		local_enable=YES
+		local_root=$dir/home
+		chroot_local_user=NO
+		write_enable=NO
+		pasv_enable=YES
+		pasv_address=127.0.0.1
+		pasv_min_port=20000
+		pasv_max_port=40000
+		port_enable=YES
+		connect_from_port_20=NO
+		secure_chroot_dir=$dir/empty
+		pam_service_name=vsftpd
+		seccomp_sandbox=NO
+		isolate=NO
+		isolate_network=NO
+		max_clients=0
+		max_per_ip=0
+		idle_session_timeout=600
+		delay_failed_login=0
+		xferlog_enable=NO
+		vsftpd_log_file=$dir/vsftpd.log
+		use_localtime=NO
+	EOF
+}
+
+# tls_conf: TLS required on control and data connections. Go's TLS client
+# does not resume the control connection's session on the data connection
+# the way vsftpd checks it, so require_ssl_reuse is off.
+tls_conf() {
+	cat <<-EOF
+		ssl_enable=YES
+		allow_anon_ssl=YES
+		force_anon_logins_ssl=YES
+		force_anon_data_ssl=YES
+		force_local_logins_ssl=YES
+		force_local_data_ssl=YES
+		require_ssl_reuse=NO
+		rsa_cert_file=$dir/cert.pem
+		rsa_private_key_file=$dir/key.pem
+	EOF
+}
+
 start() {
-	need_pkgs vsftpd
+	need_pkgs vsftpd openssl
 	mkdir -p "$dir/anon/pub/nested/deep/er" "$dir/anon/pub/with space" "$dir/anon/small" "$dir/home/sub" "$dir/empty"
 	# vsftpd runs local users' sessions as that user: let them reach home/.
 	chmod 711 "$IT_DIR"
@@ -45,49 +103,40 @@ start() {
 	fi
 	echo "$user:$pass" | chpasswd
 
-	local port
+	if [ ! -s "$dir/cert.pem" ]; then
+		openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+			-addext subjectAltName=IP:127.0.0.1 -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+	fi
+
+	local port tport sport
 	port=$(free_port)
-	# A wide passive range: with few ports, TIME_WAIT makes runs of many
-	# small transfers stall.
-	cat >"$dir/vsftpd.conf" <<-EOF
-		listen=YES
-		listen_ipv6=NO
-		listen_address=127.0.0.1
-		listen_port=$port
-		background=NO
-		anonymous_enable=YES
-		no_anon_password=YES
-		anon_root=$dir/anon
-		local_enable=YES
-		local_root=$dir/home
-		chroot_local_user=NO
-		write_enable=NO
-		pasv_enable=YES
-		pasv_address=127.0.0.1
-		pasv_min_port=20000
-		pasv_max_port=40000
-		port_enable=YES
-		connect_from_port_20=NO
-		secure_chroot_dir=$dir/empty
-		pam_service_name=vsftpd
-		seccomp_sandbox=NO
-		isolate=NO
-		isolate_network=NO
-		max_clients=0
-		max_per_ip=0
-		idle_session_timeout=600
-		xferlog_enable=NO
-		vsftpd_log_file=$dir/vsftpd.log
-		use_localtime=NO
-	EOF
+	conf "$port" >"$dir/vsftpd.conf"
 	start_bg "$name" /usr/sbin/vsftpd "$dir/vsftpd.conf"
 	wait_port "$port"
+	tport=$(free_port)
+	{
+		conf "$tport"
+		tls_conf
+	} >"$dir/vsftpd-tls.conf"
+	start_bg "$name" /usr/sbin/vsftpd "$dir/vsftpd-tls.conf"
+	wait_port "$tport"
+	sport=$(free_port)
+	{
+		conf "$sport"
+		tls_conf
+		echo implicit_ssl=YES
+	} >"$dir/vsftpd-ftps.conf"
+	start_bg "$name" /usr/sbin/vsftpd "$dir/vsftpd-ftps.conf"
+	wait_port "$sport"
+	export_env "$name" FETCH_IT_FTP_TLS_ADDR "127.0.0.1:$tport"
+	export_env "$name" FETCH_IT_FTPS_ADDR "127.0.0.1:$sport"
+	export_env "$name" FETCH_IT_FTP_CA "$dir/cert.pem"
 	export_env "$name" FETCH_IT_FTP_ADDR "127.0.0.1:$port"
 	export_env "$name" FETCH_IT_FTP_USER "$user"
 	export_env "$name" FETCH_IT_FTP_PASS "$pass"
 	export_env "$name" FETCH_IT_FTP_BIG_SHA256 "$(sha256sum "$dir/anon/big.bin" | cut -d' ' -f1)"
 	export_env "$name" FETCH_IT_FTP_SMALL "$small"
-	log "vsftpd on 127.0.0.1:$port"
+	log "vsftpd on 127.0.0.1:$port (plain), :$tport (AUTH TLS), :$sport (implicit TLS)"
 }
 
 case ${1:-} in

@@ -161,7 +161,7 @@ func (c *ctrl) startTLS(ctx context.Context, conf *tls.Config) error {
 	if err := tc.HandshakeContext(ctx); err != nil {
 		return &fetch.Error{Kind: fetch.Connect, Err: fmt.Errorf("TLS handshake: %w", err)}
 	}
-	c.trace.Notef("TLS %s with %s", tls.VersionName(tc.ConnectionState().Version), conf.ServerName)
+	c.trace.Notef("%s with %s", tls.VersionName(tc.ConnectionState().Version), conf.ServerName)
 	c.setConn(tc)
 	c.tls, c.tlsConf = true, conf
 	return nil

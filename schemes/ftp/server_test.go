@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -35,6 +36,8 @@ type fakeServer struct {
 	noFinal   map[string]bool     // RETR of these paths: the data, then the control connection closes
 	sizeExtra map[string]int64    // SIZE of these paths is overstated by this much
 	hold      map[string]chan int // RETR of these paths: half the data, then wait for the channel to close
+	tlsConf   *tls.Config         // when set, AUTH TLS, PBSZ and PROT are understood
+	implicit  bool                // with tlsConf: TLS from the first byte (ftps)
 
 	mu     sync.Mutex
 	refuse map[string]bool // CWD to these absolute paths fails (set with refuseCWD)
@@ -146,6 +149,7 @@ type session struct {
 	rest   int64
 	pasv   net.Listener
 	port   string
+	protP  bool
 }
 
 func (s *fakeServer) serve(c net.Conn, id int) {
@@ -155,6 +159,9 @@ func (s *fakeServer) serve(c net.Conn, id int) {
 		delete(s.conns, c)
 		s.mu.Unlock()
 	}()
+	if s.implicit {
+		c = tls.Server(c, s.tlsConf)
+	}
 	ss := &session{s: s, tp: textproto.NewConn(c), ctrl: c, id: id, cwd: "/"}
 	defer func() {
 		if ss.pasv != nil {
@@ -189,7 +196,7 @@ func (ss *session) abs(p string) string {
 // handle answers one command; false ends the session.
 func (ss *session) handle(verb, arg string) bool {
 	s := ss.s
-	if !ss.authed && verb != "USER" && verb != "PASS" && verb != "QUIT" {
+	if !ss.authed && verb != "USER" && verb != "PASS" && verb != "QUIT" && verb != "AUTH" {
 		ss.reply(530, "Please login with USER and PASS.")
 		return true
 	}
@@ -318,6 +325,19 @@ func (ss *session) handle(verb, arg string) bool {
 			b.WriteString(n + "\r\n")
 		}
 		ss.send([]byte(b.String()), "", false, false)
+	case "AUTH":
+		if s.tlsConf == nil || arg != "TLS" {
+			ss.reply(502, "AUTH not implemented.")
+			return true
+		}
+		ss.reply(234, "Proceed with negotiation.")
+		ss.ctrl = tls.Server(ss.ctrl, s.tlsConf)
+		ss.tp = textproto.NewConn(ss.ctrl)
+	case "PBSZ":
+		ss.reply(200, "PBSZ set to 0.")
+	case "PROT":
+		ss.protP = arg == "P"
+		ss.reply(200, "PROT now "+arg+".")
 	case "NOOP":
 		ss.reply(200, "NOOP ok.")
 	case "QUIT":
@@ -363,6 +383,9 @@ func (ss *session) send(b []byte, p string, cut, noFinal bool) {
 	if err != nil {
 		ss.reply(425, "Failed to establish connection.")
 		return
+	}
+	if ss.protP {
+		dc = tls.Server(dc, ss.s.tlsConf)
 	}
 	if hold, ok := ss.s.hold[p]; ok {
 		dc.Write(b[:len(b)/2])

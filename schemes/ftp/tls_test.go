@@ -1,0 +1,98 @@
+package ftp
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"net"
+	"slices"
+	"testing"
+	"time"
+)
+
+// testCert returns a server TLS config for 127.0.0.1 and a client config
+// that trusts it.
+func testCert(t *testing.T) (server, client *tls.Config) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "fetch test"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	return server, &tls.Config{RootCAs: pool}
+}
+
+func TestTLS(t *testing.T) {
+	tests := []struct {
+		name     string
+		scheme   string
+		explicit bool
+		want     []string
+	}{
+		{"explicit", "ftp", true, []string{"AUTH TLS", "USER anonymous", "PASS fetch@example.com", "PBSZ 0", "PROT P", "PWD",
+			"TYPE I", "SIZE f.bin", "EPSV", "RETR f.bin", "QUIT"}},
+		{"implicit", "ftps", false, []string{"USER anonymous", "PASS fetch@example.com", "PBSZ 0", "PROT P", "PWD",
+			"TYPE I", "SIZE f.bin", "EPSV", "RETR f.bin", "QUIT"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srvConf, cliConf := testCert(t)
+			s := newFakeServer(t)
+			s.tlsConf, s.implicit = srvConf, !tt.explicit
+			s.files["/f.bin"] = []byte("secret data over TLS")
+			s.start()
+			h := &Handler{ExplicitTLS: tt.explicit}
+			r := req(t, tt.scheme+"://"+s.addr()+"/f.bin")
+			r.TLS = cliConf
+			_, body, err := get(t, h, r)
+			if err != nil || string(body) != "secret data over TLS" {
+				t.Fatalf("fetch: %q, %v", body, err)
+			}
+			plan, _ := h.Plan(r)
+			h.Close()
+			got := s.commands()
+			if len(got) != 1 || !slices.Equal(got[0], tt.want) {
+				t.Errorf("commands = %q\nwant %q", got, tt.want)
+			}
+			if len(plan) != len(tt.want)-1 {
+				t.Errorf("Plan = %q, want %d lines", plan, len(tt.want)-1)
+			}
+		})
+	}
+}
+
+func TestTLSUnverified(t *testing.T) {
+	srvConf, _ := testCert(t)
+	s := newFakeServer(t)
+	s.tlsConf, s.implicit = srvConf, true
+	s.files["/f.bin"] = []byte("x")
+	s.start()
+	h := &Handler{}
+	defer h.Close()
+	if _, _, err := get(t, h, req(t, "ftps://"+s.addr()+"/f.bin")); err == nil {
+		t.Fatal("an unknown certificate was accepted")
+	}
+}
