@@ -279,7 +279,7 @@ func (r *response) describe() string {
 		s += fmt.Sprintf(", document text of %d bytes", len(t.Text))
 	}
 	for _, d := range r.Diags {
-		s += ", diagnostic " + d.String()
+		s += ", diagnostic " + d.Error()
 	}
 	return s
 }

@@ -208,11 +208,14 @@ func elements(b []byte) ([]element, error) {
 
 // Diagnostic is a diagnostic record sent by the server: a two-character
 // code ("S1" for an unknown database, "SF" for a range past the end of a
-// document or a bad document id), its text, and a flag byte.
+// document or a bad document id), its text, and a flag byte. Errors that
+// a diagnostic caused wrap it: errors.As(err, &d) recovers it.
 type Diagnostic struct {
 	Code string
 	Text string
 	Flag byte
 }
 
-func (d Diagnostic) String() string { return d.Code + " " + fmt.Sprintf("%q", d.Text) }
+// Error returns the code and the quoted text, as in `S1 "The following
+// database is not available: ..."`.
+func (d Diagnostic) Error() string { return d.Code + " " + fmt.Sprintf("%q", d.Text) }

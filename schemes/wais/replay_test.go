@@ -228,6 +228,10 @@ func TestReplayErrors(t *testing.T) {
 			if res != nil || !errors.Is(err, tc.kind) {
 				t.Errorf("Fetch: %v (kind %v), want %v", err, fetch.KindOf(err), tc.kind)
 			}
+			var d Diagnostic
+			if !errors.As(err, &d) || d.Code == "" {
+				t.Errorf("Fetch: %v does not wrap the Diagnostic", err)
+			}
 		})
 	}
 }

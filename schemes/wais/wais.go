@@ -229,9 +229,9 @@ func (h *Handler) describe(s *session, req *fetch.Request, t target) (*fetch.Res
 func diagError(d Diagnostic, first bool) error {
 	switch {
 	case d.Code == "S1", d.Code == "SF" && first:
-		return fetch.Errorf(fetch.NotFound, "WAIS diagnostic %s", d)
+		return fetch.Errorf(fetch.NotFound, "WAIS diagnostic %w", d)
 	}
-	return fetch.Errorf(fetch.Other, "WAIS diagnostic %s", d)
+	return fetch.Errorf(fetch.Other, "WAIS diagnostic %w", d)
 }
 
 // mediaType maps a WAIS type to a MIME type, or "".
