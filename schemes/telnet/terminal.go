@@ -32,13 +32,14 @@ var errEscape = errors.New("escape key")
 // (Ctrl-]), the server closes the connection, ctx is done, or the process
 // receives SIGINT, SIGTERM or SIGHUP (caught while Interact runs). On every
 // one of these paths, and on a panic, the terminal's mode is restored
-// before Interact returns. Interact closes s.
+// before Interact returns. Interact closes s when it is an io.Closer (a
+// fetch Resource's Body is).
 //
 // It returns nil after the escape key or a clean close by the server, the
 // context's error when ctx is done, an error wrapping context.Canceled on a
 // signal, and an error of Kind Usage when in is not a terminal.
-func Interact(ctx context.Context, s io.ReadWriteCloser, in *os.File, out io.Writer) error {
-	defer s.Close()
+func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer) error {
+	defer closeSession(s)
 	fd := int(in.Fd())
 	old, err := term.MakeRaw(fd)
 	if err != nil {
@@ -118,9 +119,10 @@ func copyOutput(out io.Writer, s io.Reader) error {
 // copies the server's output to out until the server closes the connection
 // (nil), ctx is done (its error), or, once in is exhausted, the server has
 // sent nothing for linger (nil; zero means DefaultLinger), which leaves
-// the server time to answer the last line sent. Pipe closes s.
-func Pipe(ctx context.Context, s io.ReadWriteCloser, in io.Reader, out io.Writer, linger time.Duration) error {
-	defer s.Close()
+// the server time to answer the last line sent. Pipe closes s when it is an
+// io.Closer.
+func Pipe(ctx context.Context, s io.ReadWriter, in io.Reader, out io.Writer, linger time.Duration) error {
+	defer closeSession(s)
 	if linger <= 0 {
 		linger = DefaultLinger
 	}
@@ -181,4 +183,12 @@ func (r readNotify) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// closeSession closes s when it can be closed, which ends the goroutine
+// still reading from it.
+func closeSession(s io.ReadWriter) {
+	if c, ok := s.(io.Closer); ok {
+		c.Close()
+	}
 }
