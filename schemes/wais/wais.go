@@ -12,9 +12,9 @@
 //     (the WSRC document the server offers for an empty search), or the
 //     list of what that search offered when there is none.
 //
-// The wire format is documented in shared/protocols/wais.md; the codec
-// here (codec.go, frame.go, apdu.go) follows it, not the 1990 prototype
-// specification.
+// The codec (codec.go, frame.go, apdu.go) follows the wire format as
+// recorded from freeWAIS-sf 2.2.10 (testdata/transcripts), not the 1990
+// prototype specification, whose tag numbers differ from what servers send.
 package wais
 
 import (
@@ -31,7 +31,8 @@ import (
 // implementationName is sent in the init request.
 const implementationName = "fetch"
 
-// Handler fetches wais URLs. Its zero value is ready to use.
+// Handler fetches wais URLs. Its zero value is ready to use, and it is safe
+// for concurrent use: each fetch has a connection of its own.
 type Handler struct {
 	// ChunkSize is the size of each byte range a retrieval asks for.
 	// Zero means 10000, the size CERN libwww used.
