@@ -30,10 +30,12 @@ ca=$FETCH_IT_HTTP_CACERT
 # measure CMD...: run CMD with stdout to /dev/null; print "SECONDS KIB",
 # the wall time and the peak resident set size.
 measure() {
-	local out
+	local out t0 t1
 	out=$(mktemp)
-	/usr/bin/time -f '%e %M' -o "$out" "$@" >/dev/null
-	cat "$out"
+	t0=$(date +%s%N)
+	/usr/bin/time -f '%M' -o "$out" "$@" >/dev/null
+	t1=$(date +%s%N)
+	printf '%s %s\n' "$(python3 -c "print(f'{($t1 - $t0) / 1e9:.4f}')")" "$(cat "$out")"
 	rm -f "$out"
 }
 
