@@ -6,6 +6,7 @@ require (
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1
 	github.com/ziutek/telnet v0.0.0-20180329124119-c3b780dc415b
+	goftp.io/server/v2 v2.0.3
 	golang.org/x/term v0.47.0
 )
 

@@ -13,13 +13,14 @@ import (
 // and, when SIZE told the length, no byte is missing. Until then the end of
 // the data is an error of Kind Incomplete, never io.EOF.
 type transfer struct {
-	h    *Handler
-	c    *ctrl
-	key  string
-	cmd  string // "RETR name", for errors
-	data dataConn
-	want int64 // the bytes expected, or -1
-	n    int64
+	h      *Handler
+	c      *ctrl
+	key    string
+	cmd    string // "RETR name", for errors
+	data   dataConn
+	want   int64 // the bytes expected, or -1
+	offset int64 // where the body starts in the file (REST)
+	n      int64
 
 	err    error // sticky: io.EOF once complete, else the failure
 	closed bool
@@ -65,6 +66,11 @@ func (t *transfer) complete() error {
 	t.c = nil
 	if t.want >= 0 && t.n < t.want {
 		return fetch.Errorf(fetch.Incomplete, "%s: %d bytes of the %d that SIZE announced", t.cmd, t.n, t.want)
+	}
+	if t.want >= 0 && t.offset > 0 && t.n > t.want {
+		// More than the rest of the file: the server accepted REST but
+		// sent from the start, and the bytes do not belong at the offset.
+		return fetch.Errorf(fetch.Protocol, "%s: %d bytes after REST %d, but only %d remain: the server ignored REST", t.cmd, t.n, t.offset, t.want)
 	}
 	return io.EOF
 }

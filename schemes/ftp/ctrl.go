@@ -66,6 +66,10 @@ func replyKind(code int) fetch.Kind {
 		return fetch.Auth
 	case code == 550:
 		return fetch.NotFound
+	case code == 551:
+		// RFC 959's "page type unknown", which goftp.io/server and
+		// others send for a file that is not there.
+		return fetch.NotFound
 	case code == 426:
 		return fetch.Incomplete
 	case code == 421:

@@ -243,7 +243,7 @@ func TestResume(t *testing.T) {
 		t.Fatalf("resume: %q, %v, %+v", body, err, res)
 	}
 	h.Close()
-	want := withQuit(anonLogin, []string{"TYPE I", "SIZE f.bin", "REST 4", "EPSV", "RETR f.bin"})
+	want := withQuit(anonLogin, []string{"TYPE I", "SIZE f.bin", "EPSV", "REST 4", "RETR f.bin"})
 	if got := s.commands(); !slices.Equal(got[0], want) {
 		t.Errorf("commands = %q\nwant %q", got[0], want)
 	}
@@ -261,6 +261,20 @@ func TestResumeRefused(t *testing.T) {
 	res, body, err := get(t, h, r)
 	if err != nil || string(body) != "0123456789" || res.Offset != 0 {
 		t.Fatalf("resume refused: %q, %v, offset %d", body, err, res.Offset)
+	}
+}
+
+func TestResumeIgnored(t *testing.T) {
+	s := newFakeServer(t)
+	s.files["/f.bin"] = []byte("0123456789")
+	s.ignoreRest = true
+	s.start()
+	h := &Handler{}
+	defer h.Close()
+	r := req(t, "ftp://"+s.addr()+"/f.bin")
+	r.Offset = 4
+	if _, _, err := get(t, h, r); !errors.Is(err, fetch.Protocol) {
+		t.Fatalf("a server that ignores REST: %v, want a protocol error", err)
 	}
 }
 

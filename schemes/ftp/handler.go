@@ -181,7 +181,7 @@ func (h *Handler) run(ctx context.Context, c *ctrl, req *fetch.Request, j job, k
 		if j.name != "" {
 			line += " " + j.name
 		}
-		t, err := h.transfer(ctx, c, req, key, line, -1)
+		t, err := h.transfer(ctx, c, req, key, line, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -210,8 +210,11 @@ func (h *Handler) run(ctx context.Context, c *ctrl, req *fetch.Request, j job, k
 			return nil, err
 		}
 		res.ModTime = mt
-		if sizeCode == 550 && (mdtmCode == 550 || mdtmCode == 0) {
-			return nil, &fetch.Error{Kind: fetch.NotFound, Err: &replyError{Cmd: "SIZE " + j.name, Code: 550, Msg: "no such file"}}
+		absent := func(code int) bool { return code == 450 || code == 550 || code == 551 }
+		if size < 0 && mt.IsZero() && (sizeCode == 550 || mdtmCode == 550 || absent(sizeCode) && absent(mdtmCode)) {
+			// Neither SIZE nor MDTM knows the name: one said 550, or
+			// both said it is unavailable (goftp.io/server says 450).
+			return nil, &fetch.Error{Kind: fetch.NotFound, Err: &replyError{Cmd: "MDTM " + j.name, Code: mdtmCode, Msg: "no such file"}}
 		}
 		h.release(key, c, true)
 		handed = true
@@ -225,38 +228,39 @@ func (h *Handler) run(ctx context.Context, c *ctrl, req *fetch.Request, j job, k
 		handed = true
 		return res, nil
 	}
-	if offset > 0 {
-		line := "REST " + strconv.FormatInt(offset, 10)
-		code, _, err := c.cmd(line)
-		if err != nil {
-			return nil, err
-		}
-		if code != 350 {
-			c.trace.Notef("the server cannot resume: fetching from the start")
-			offset = 0
-		}
-	}
-	want := int64(-1)
-	if size >= 0 && j.typ == "I" {
-		want = size - offset
-		res.Size = want
-	}
-	res.Offset = offset
-	t, err := h.transfer(ctx, c, req, key, "RETR "+j.name, want)
+	t, err := h.transfer(ctx, c, req, key, "RETR "+j.name, offset)
 	if err != nil {
 		return nil, err
 	}
+	if size >= 0 && j.typ == "I" {
+		t.want = size - t.offset
+		res.Size = t.want
+	}
+	res.Offset = t.offset
 	handed = true
 	res.Body = t
 	return res, nil
 }
 
-// transfer opens the data connection, sends the transfer command and
-// returns the body once the server said 125 or 150.
-func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key, line string, want int64) (*transfer, error) {
+// transfer opens the data connection, sends REST when rest > 0 (right
+// before the transfer command, as RFC 959 §4.1.3 requires), sends the
+// transfer command and returns the body once the server said 125 or 150.
+// The body's offset is rest when the server accepted it, else 0.
+func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key, line string, rest int64) (*transfer, error) {
 	ds, err := c.openData(ctx, req, h.Active)
 	if err != nil {
 		return nil, err
+	}
+	if rest > 0 {
+		code, _, err := c.cmd("REST " + strconv.FormatInt(rest, 10))
+		if err != nil {
+			ds.abort()
+			return nil, err
+		}
+		if code != 350 {
+			c.trace.Notef("the server cannot resume: fetching from the start")
+			rest = 0
+		}
 	}
 	code, msg, err := c.cmd(line)
 	if err != nil {
@@ -274,7 +278,7 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 		c.close(false)
 		return nil, err
 	}
-	return &transfer{h: h, c: c, key: key, cmd: line, data: dc, want: want}, nil
+	return &transfer{h: h, c: c, key: key, cmd: line, data: dc, want: -1, offset: rest}, nil
 }
 
 // setType sends TYPE unless the connection is in that type already.

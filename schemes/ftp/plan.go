@@ -48,8 +48,9 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 	if req.Head {
 		return append(lines, "MDTM "+j.name), nil
 	}
+	lines = append(lines, data)
 	if req.Offset > 0 {
 		lines = append(lines, "REST "+strconv.FormatInt(req.Offset, 10))
 	}
-	return append(lines, data, "RETR "+j.name), nil
+	return append(lines, "RETR "+j.name), nil
 }

@@ -26,18 +26,19 @@ type fakeServer struct {
 	users map[string]string // user → password; "anonymous" takes any
 
 	// Behaviour switches, set before the first connection.
-	homes     map[string]string // user → login directory; default "/"
-	pwd       string            // PWD reply text; default the quoted home
-	noEPSV    bool
-	noSize    bool
-	noRest    bool
-	emptyCWD  string              // where "CWD " with no argument goes; "" refuses with 550
-	cut426    map[string]bool     // RETR of these paths: half the data, then 426
-	noFinal   map[string]bool     // RETR of these paths: the data, then the control connection closes
-	sizeExtra map[string]int64    // SIZE of these paths is overstated by this much
-	hold      map[string]chan int // RETR of these paths: half the data, then wait for the channel to close
-	tlsConf   *tls.Config         // when set, AUTH TLS, PBSZ and PROT are understood
-	implicit  bool                // with tlsConf: TLS from the first byte (ftps)
+	homes      map[string]string // user → login directory; default "/"
+	pwd        string            // PWD reply text; default the quoted home
+	noEPSV     bool
+	noSize     bool
+	noRest     bool
+	ignoreRest bool                // REST is accepted (350) but RETR sends from the start
+	emptyCWD   string              // where "CWD " with no argument goes; "" refuses with 550
+	cut426     map[string]bool     // RETR of these paths: half the data, then 426
+	noFinal    map[string]bool     // RETR of these paths: the data, then the control connection closes
+	sizeExtra  map[string]int64    // SIZE of these paths is overstated by this much
+	hold       map[string]chan int // RETR of these paths: half the data, then wait for the channel to close
+	tlsConf    *tls.Config         // when set, AUTH TLS, PBSZ and PROT are understood
+	implicit   bool                // with tlsConf: TLS from the first byte (ftps)
 
 	mu     sync.Mutex
 	refuse map[string]bool // CWD to these absolute paths fails (set with refuseCWD)
@@ -356,7 +357,7 @@ func (ss *session) retr(p string) {
 		ss.reply(550, "Failed to open file.")
 		return
 	}
-	if ss.rest > 0 && ss.rest <= int64(len(f)) {
+	if ss.rest > 0 && ss.rest <= int64(len(f)) && !s.ignoreRest {
 		f = f[ss.rest:]
 	}
 	ss.rest = 0
