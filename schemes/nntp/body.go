@@ -19,7 +19,7 @@ const drainLimit = 1 << 20
 type dotBody struct {
 	h    *Handler
 	s    *session
-	r    io.Reader // the session's DotReader
+	r    io.Reader // a dotReader on the session's buffer
 	what string    // "article", "overview", "group list": for errors
 
 	done bool  // the "." line was read
@@ -28,7 +28,7 @@ type dotBody struct {
 }
 
 func newDotBody(h *Handler, s *session, what string) *dotBody {
-	return &dotBody{h: h, s: s, r: s.r.DotReader(), what: what}
+	return &dotBody{h: h, s: s, r: newDotReader(s.r.R), what: what}
 }
 
 // Read reads the reply's bytes; io.EOF only after the final "." line.

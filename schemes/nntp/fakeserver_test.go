@@ -22,7 +22,7 @@ type fakeArticle struct {
 // fakeServer is an in-process NNTP server on 127.0.0.1:0 with scripted
 // behaviour, recording every line it receives.
 type fakeServer struct {
-	t  *testing.T
+	t  testing.TB
 	ln net.Listener
 
 	greeting      string // default "200 fake server ready"
@@ -43,7 +43,7 @@ type fakeServer struct {
 	done  chan struct{} // closed when the server stops
 }
 
-func newFakeServer(t *testing.T) *fakeServer {
+func newFakeServer(t testing.TB) *fakeServer {
 	t.Helper()
 	return &fakeServer{t: t, groups: map[string][]fakeArticle{}, descriptions: map[string]string{},
 		truncate: map[string]bool{}, override: map[string]string{}, done: make(chan struct{})}

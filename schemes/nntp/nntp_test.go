@@ -74,7 +74,7 @@ func newHandler(t *testing.T, addr string) *Handler {
 	return h
 }
 
-func parse(t *testing.T, s string) *url.URL {
+func parse(t testing.TB, s string) *url.URL {
 	t.Helper()
 	u, err := url.ParseLenient(s)
 	if err != nil {

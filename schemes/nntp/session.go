@@ -183,7 +183,7 @@ func (s *session) readLine() (string, error) {
 // readShortBlock reads a multi-line block that is small by nature
 // (CAPABILITIES, HEAD), dot-unstuffed, at most max bytes.
 func (s *session) readShortBlock(max int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(s.r.DotReader(), max+1))
+	b, err := io.ReadAll(io.LimitReader(newDotReader(s.r.R), max+1))
 	if err != nil {
 		return nil, s.ioErr(err)
 	}
