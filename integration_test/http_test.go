@@ -145,6 +145,53 @@ func TestHTTP(t *testing.T) {
 		}
 	})
 
+	t.Run("Proxy", func(t *testing.T) {
+		// nginx answers an absolute-form request line from its default
+		// server, so it stands in for a forward proxy. Go never proxies
+		// 127.0.0.1, hence a name that resolves nowhere.
+		t.Setenv("HTTP_PROXY", "http://"+addr)
+		t.Setenv("NO_PROXY", "")
+		r := runFetch(t, "", nil, "-v", "http://fetch-proxy-test.invalid/hello.txt")
+		wantCode(t, r, 0, "GET through HTTP_PROXY")
+		if string(r.Stdout) != "hello from nginx\n" || !strings.Contains(string(r.Stderr), "> GET http://fetch-proxy-test.invalid/hello.txt HTTP/1.1\n") {
+			t.Fatalf("through the proxy: %q\n%s", r.Stdout, r.Stderr)
+		}
+		t.Setenv("NO_PROXY", "fetch-proxy-test.invalid")
+		r = runFetch(t, "", nil, "http://fetch-proxy-test.invalid/hello.txt")
+		wantCode(t, r, 5, "NO_PROXY: a direct connection to a name that does not resolve")
+	})
+
+	t.Run("RemoteNameAndParallel", func(t *testing.T) {
+		dir := t.TempDir()
+		r := runFetch(t, dir, nil, "-O", base+"/with%20space.txt")
+		wantCode(t, r, 0, "-O")
+		if b, err := os.ReadFile(filepath.Join(dir, "with space.txt")); err != nil || string(b) != "spaced\n" {
+			t.Fatalf("-O wrote %q, %v", b, err)
+		}
+		urls := []string{"--parallel", "4"}
+		var want bytes.Buffer
+		for range 3 {
+			for _, p := range []string{"/hello.txt", "/dir/a.txt", "/redirect", "/dir/b.txt"} {
+				urls = append(urls, base+p)
+				b, err := os.ReadFile(filepath.Join(root, strings.ReplaceAll(p, "/redirect", "/hello.txt")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want.Write(b)
+			}
+		}
+		r = runFetch(t, "", nil, urls...)
+		wantCode(t, r, 0, "--parallel 4")
+		if !bytes.Equal(r.Stdout, want.Bytes()) {
+			t.Fatalf("--parallel stdout:\n%s\nwant:\n%s", r.Stdout, want.Bytes())
+		}
+		r = runFetch(t, "", nil, base+"/hello.txt", base+"/missing", base+"/private")
+		wantCode(t, r, 7, "several URLs, the first failure 404")
+		if string(r.Stdout) != "hello from nginx\n" || strings.Count(string(r.Stderr), "\n") != 2 {
+			t.Fatalf("several URLs: stdout %q, stderr:\n%s", r.Stdout, r.Stderr)
+		}
+	})
+
 	t.Run("Refused", func(t *testing.T) {
 		r := runFetch(t, "", nil, base+"/a%0D%0AX:%20y")
 		wantCode(t, r, 11, "CR LF in the path")
