@@ -322,6 +322,18 @@ func TestAuth(t *testing.T) {
 			t.Errorf("trace shows the password:\n%s", trace.String())
 		}
 	})
+	t.Run("password asked", func(t *testing.T) {
+		h := newHandler(t, addr)
+		var asked string
+		prompt := func(label string, hidden bool) (string, error) {
+			asked = label
+			return secret, nil
+		}
+		_, got, err := get(t, h, "nntp://reader@"+addr+"/local.test/2", func(r *fetch.Request) { r.Prompt = prompt })
+		if err != nil || got != article2 || !strings.Contains(asked, "reader") {
+			t.Fatalf("Fetch with a prompt: %q, %v (asked %q)", got, err, asked)
+		}
+	})
 	t.Run("user without password", func(t *testing.T) {
 		h := newHandler(t, addr)
 		_, _, err := get(t, h, "nntp://reader@"+addr+"/local.test/2")

@@ -47,6 +47,7 @@ func (h *Handler) checkout(ctx context.Context, req *fetch.Request, t *target) (
 	if s := h.takeIdle(key); s != nil {
 		s.trace = req.Trace
 		s.creds = req.Credentials()
+		s.prompt = req.Prompt
 		s.replies = 0
 		s.stop = s.raw.Watch(ctx)
 		s.trace.Notef("reusing the connection to %s", t.addr)
@@ -98,6 +99,7 @@ func (h *Handler) release(s *session, reusable bool) {
 	fired := s.stop != nil && !s.stop()
 	s.stop = nil
 	s.trace = nil
+	s.prompt = nil
 	if fired || !reusable || s.broken || h.maxIdle() < 0 {
 		s.nc.Close()
 		return

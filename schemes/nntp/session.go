@@ -28,6 +28,9 @@ type session struct {
 	w     *textproto.Writer
 	trace *fetch.Trace
 	creds *url.Userinfo
+	// prompt asks for a password the credentials lack; nil when no one
+	// can answer.
+	prompt func(label string, secret bool) (string, error)
 
 	stop    func() bool // ends the current request's Watch
 	group   string      // the group selected by the last GROUP, or ""
@@ -49,7 +52,7 @@ func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey) (*ses
 	if err != nil {
 		return nil, err
 	}
-	s := &session{key: key, raw: raw, nc: raw, trace: req.Trace, creds: req.Credentials()}
+	s := &session{key: key, raw: raw, nc: raw, trace: req.Trace, creds: req.Credentials(), prompt: req.Prompt}
 	s.stop = raw.Watch(ctx)
 	if t.tls {
 		cfg := &tls.Config{}
@@ -229,13 +232,19 @@ func (s *session) auth(asked string) error {
 		return err
 	}
 	if r.Code == 381 {
+		pw := c.Password
 		if !c.HasPassword {
-			return fetch.Errorf(fetch.Auth, "the server wants a password for user %q and none was given", c.Username)
+			if s.prompt == nil {
+				return fetch.Errorf(fetch.Auth, "the server wants a password for user %q and none was given", c.Username)
+			}
+			if pw, err = s.prompt("NNTP password for "+c.Username+": ", true); err != nil {
+				return fetch.Errorf(fetch.Auth, "asking for the password of %q: %w", c.Username, err)
+			}
 		}
-		if err := checkLine(c.Password); err != nil {
+		if err := checkLine(pw); err != nil {
 			return fetch.Errorf(fetch.Refused, "the password holds a CR, LF, NUL or TAB (RFC 1738 §6)")
 		}
-		r, err = s.cmd1("AUTHINFO PASS "+c.Password, "AUTHINFO PASS ****")
+		r, err = s.cmd1("AUTHINFO PASS "+pw, "AUTHINFO PASS ****")
 		if err != nil {
 			return err
 		}
