@@ -238,7 +238,7 @@ func WriteMenu(w io.Writer, r io.Reader, base *url.URL) error {
 		if err != nil {
 			break
 		}
-		display := sanitize(it.Display)
+		display := strings.TrimRight(sanitize(it.Display), " ")
 		switch it.Type {
 		case 'i':
 			fmt.Fprintf(bw, "      %s\n", display)

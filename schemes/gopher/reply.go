@@ -121,6 +121,32 @@ type body struct {
 
 func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
 
+// WriteTo copies the body to w through a buffer larger than io.Copy's, so
+// that bulk items take fewer system calls.
+func (b *body) WriteTo(w io.Writer) (int64, error) {
+	buf := make([]byte, 256<<10)
+	var total int64
+	for {
+		n, err := b.r.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+			if m < n {
+				return total, io.ErrShortWrite
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
 // Close ends the connection (a gopher server closes after each item) and
 // removes any held-back text; it is safe to call more than once.
 func (b *body) Close() error {
