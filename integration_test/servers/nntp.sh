@@ -16,13 +16,20 @@ source "$(dirname "$0")/../lib.sh"
 name=nntp
 dir=$IT_DIR/$name
 bin=/usr/lib/news/bin
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+# "${as_news[@]}" CMD...: run CMD as the news user, with the private inn.conf.
+if [ -z "$sudo" ]; then
+	as_news=(runuser -u news -- env INNCONF="$dir/etc/inn.conf")
+else
+	as_news=(sudo -u news -- env INNCONF="$dir/etc/inn.conf")
+fi
 
 # install_inn installs inn2. Its postinst fails on a host without a domain
 # name unless inn.conf sets domain:, so when it did fail, set one and
 # finish the configuration.
 install_inn() {
-	local sudo=""
-	[ "$(id -u)" -eq 0 ] || sudo="sudo"
 	if dpkg-query -W -f='${Status}' inn2 2>/dev/null | grep -q 'install ok installed'; then
 		return 0
 	fi
@@ -48,7 +55,7 @@ conf() {
 start() {
 	install_inn
 	stop_pids "$name"
-	rm -rf "$dir"
+	$sudo rm -rf "$dir"
 	# INN runs as news: it must be able to reach its files under $IT_DIR,
 	# which mktemp made private to root (search permission only).
 	chmod o+x "$IT_DIR"
@@ -90,10 +97,10 @@ EOF
 	printf 'local.empty\tA group with no articles.\nlocal.test\tArticles for the fetch integration tests.\n' >"$dir/db/newsgroups"
 	: >"$dir/db/active.times"
 	: >"$dir/db/history"
-	chown -R news:news "$dir"
-	(cd "$dir/db" && runuser -u news -- env INNCONF="$dir/etc/inn.conf" "$bin/makedbz" -i -o)
+	$sudo chown -R news:news "$dir"
+	(cd "$dir/db" && "${as_news[@]}" "$bin/makedbz" -i -o)
 
-	start_bg "$name" runuser -u news -- env INNCONF="$dir/etc/inn.conf" "$bin/innd" -d -c 0
+	start_bg "$name" "${as_news[@]}" "$bin/innd" -d -c 0
 	wait_port "$port" 30 || { cat "$IT_DIR/$name.log" >&2; tail -20 "$dir"/log/* >&2 || true; return 1; }
 	feed "$port"
 	export_env "$name" FETCH_IT_NNTP_ADDR "127.0.0.1:$port"
@@ -178,7 +185,7 @@ PY
 
 stop() {
 	if [ -S "$dir/run/control" ] || [ -e "$dir/run/control" ]; then
-		runuser -u news -- env INNCONF="$dir/etc/inn.conf" "$bin/ctlinnd" -t 5 shutdown "tests done" >/dev/null 2>&1 || true
+		"${as_news[@]}" "$bin/ctlinnd" -t 5 shutdown "tests done" >/dev/null 2>&1 || true
 	fi
 	stop_pids "$name"
 }
