@@ -226,10 +226,10 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		}
 	}
 	resp, err := h.transport(req.TLS).RoundTrip(hreq)
+	wd.gotReply()
 	if err != nil {
 		return fail(roundTripError(rctx, err))
 	}
-	wd.disarm()
 	traceReply(req.Trace, resp)
 
 	if follow && isRedirect(resp.StatusCode) {

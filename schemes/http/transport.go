@@ -100,6 +100,10 @@ type watchdog struct {
 	what   string
 	d      time.Duration
 	dead   bool
+	// replied is set once the reply's header is in: from then on the
+	// httptrace hooks no longer arm the watchdog (a dial that the
+	// transport finishes in the background still calls them).
+	replied bool
 }
 
 func newWatchdog(cancel context.CancelCauseFunc) *watchdog {
@@ -129,6 +133,25 @@ func (w *watchdog) arm(d time.Duration, what string) {
 	w.mu.Unlock()
 }
 
+// armHook arms the deadline for a wait before the reply, unless the
+// reply is already in.
+func (w *watchdog) armHook(d time.Duration, what string) {
+	w.mu.Lock()
+	if !w.replied {
+		w.what, w.d = what, d
+		w.timer.Reset(d)
+	}
+	w.mu.Unlock()
+}
+
+// gotReply disarms the deadline and stops the hooks from arming it.
+func (w *watchdog) gotReply() {
+	w.mu.Lock()
+	w.replied = true
+	w.timer.Stop()
+	w.mu.Unlock()
+}
+
 // disarm stops the deadline until the next arm.
 func (w *watchdog) disarm() { w.timer.Stop() }
 
@@ -152,10 +175,10 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 	}
 	return &httptrace.ClientTrace{
 		DNSStart: func(i httptrace.DNSStartInfo) {
-			w.arm(connect, "resolving "+i.Host)
+			w.armHook(connect, "resolving "+i.Host)
 		},
 		ConnectStart: func(network, addr string) {
-			w.arm(connect, "connecting to "+addr)
+			w.armHook(connect, "connecting to "+addr)
 			tr.Notef("connecting to %s", addr)
 		},
 		ConnectDone: func(network, addr string, err error) {
@@ -163,14 +186,14 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 				tr.Notef("connected to %s", addr)
 			}
 		},
-		TLSHandshakeStart: func() { w.arm(connect, "TLS handshake") },
+		TLSHandshakeStart: func() { w.armHook(connect, "TLS handshake") },
 		TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
 			if err == nil {
 				tr.Notef("%s, %s, ALPN %q", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol)
 			}
 		},
 		GotConn: func(i httptrace.GotConnInfo) {
-			w.arm(idle, "sending the request")
+			w.armHook(idle, "sending the request")
 			if i.Reused {
 				tr.Notef("reusing the connection to %s", i.Conn.RemoteAddr())
 			}
@@ -189,10 +212,10 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 			}
 		},
 		WroteRequest: func(httptrace.WroteRequestInfo) {
-			w.arm(idle, "awaiting the reply")
+			w.armHook(idle, "awaiting the reply")
 		},
 		GotFirstResponseByte: func() {
-			w.arm(idle, "reading the reply headers")
+			w.armHook(idle, "reading the reply headers")
 		},
 	}
 }
