@@ -22,9 +22,9 @@ func (h *Handler) plainReply(s *session, req *fetch.Request, g url.Gopher) (*fet
 	res := newResource(req, g.Type)
 	switch {
 	case isMenuType(g.Type):
-		res.Body = &body{s: s, r: &capReader{r: h.newText(s.br), n: h.maxMenu()}}
+		res.Body = &body{s: s, r: &capReader{r: h.newText(s.br, req.Trace), n: h.maxMenu()}}
 	case isTextType(g.Type):
-		res.Body = &body{s: s, r: h.newText(s.br)}
+		res.Body = &body{s: s, r: h.newText(s.br, req.Trace)}
 	default:
 		res.Body = &body{s: s, r: rawReader{s.br}}
 	}

@@ -20,6 +20,7 @@ import (
 type text struct {
 	r         io.Reader
 	h         *Handler
+	trace     *fetch.Trace
 	lineStart bool
 	eof       bool
 	hold      *spool
@@ -28,7 +29,9 @@ type text struct {
 	scratch   []byte
 }
 
-func (h *Handler) newText(r io.Reader) *text { return &text{r: r, h: h, lineStart: true} }
+func (h *Handler) newText(r io.Reader, tr *fetch.Trace) *text {
+	return &text{r: r, h: h, trace: tr, lineStart: true}
+}
 
 func (t *text) Read(p []byte) (int, error) {
 	if len(p) == 0 {
@@ -60,6 +63,7 @@ func (t *text) Read(p []byte) (int, error) {
 		case err == io.EOF && t.hold != nil:
 			t.eof = true
 		case err == io.EOF:
+			t.trace.Notef("the server closed the connection: text delivered as sent")
 			t.err = io.EOF
 		case err != nil:
 			t.err = readErr(err)
@@ -112,9 +116,11 @@ func (t *text) drain(p []byte) {
 		return
 	}
 	if last := t.hold.lastDotLine(); last > 0 {
+		t.trace.Notef(`the text ends with a lone "." line (RFC 1436): line removed, dot-stuffing undone`)
 		t.out = &unstuffer{r: bufio.NewReader(io.LimitReader(r, t.hold.n-int64(last))), lineStart: true}
 		return
 	}
+	t.trace.Notef(`the server closed the connection without a lone "." line: text delivered as sent`)
 	t.out = r
 }
 
