@@ -20,7 +20,7 @@ import (
 // system is a map of absolute paths to contents; directories are the
 // paths' parents.
 type fakeServer struct {
-	t     *testing.T
+	t     testing.TB
 	ln    net.Listener
 	files map[string][]byte
 	users map[string]string // user → password; "anonymous" takes any
@@ -48,7 +48,7 @@ type fakeServer struct {
 	conns  map[net.Conn]bool
 }
 
-func newFakeServer(t *testing.T) *fakeServer {
+func newFakeServer(t testing.TB) *fakeServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
