@@ -121,6 +121,12 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	g := req.URL.Gopher()
 	if err := checkType(g.Type); err != nil {
+		if g.Type == "8" || g.Type == "T" {
+			it := Item{Type: g.Type[0], Selector: g.Selector, Host: req.URL.Host, Port: req.URL.EffectivePort()}
+			if u := it.URL(); u != "" {
+				return nil, fetch.Errorf(fetch.Unsupported, "gopher type %s is a reference to a telnet session, not data: open %s instead", g.Type, u)
+			}
+		}
 		return nil, err
 	}
 	if err := checkView(g); err != nil {
