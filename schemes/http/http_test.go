@@ -12,6 +12,7 @@ import (
 	neturl "net/url"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,7 +266,7 @@ func TestPlan(t *testing.T) {
 		{&fetch.Request{URL: parse(t, "http://example.com/a%20b?x=1")}, &Handler{Proxy: noProxy}, []string{
 			"GET /a%20b?x=1 HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Accept-Encoding: gzip"}},
 		{&fetch.Request{URL: parse(t, "https://joe:secret@example.com:8443"), Head: true}, &Handler{Proxy: noProxy}, []string{
-			"HEAD / HTTP/1.1", "Host: example.com:8443", "User-Agent: " + DefaultUserAgent, "Authorization: Basic ****", "Accept-Encoding: gzip"}},
+			"HEAD / HTTP/1.1", "Host: example.com:8443", "User-Agent: " + DefaultUserAgent, "Authorization: Basic ****"}},
 		{&fetch.Request{URL: parse(t, "http://[::1]/f"), Offset: 100}, &Handler{Proxy: noProxy, UserAgent: "x"}, []string{
 			"GET /f HTTP/1.1", "Host: [::1]", "User-Agent: x", "Range: bytes=100-"}},
 		{&fetch.Request{URL: parse(t, "http://example.com/f"), Offset: 100}, &Handler{Proxy: noProxy, Raw: true}, []string{
@@ -388,5 +389,52 @@ func TestPromptForPassword(t *testing.T) {
 	_, _, err = get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/"), User: url.UserPassword("joe", "bad"), Prompt: prompt("pw")})
 	if !errors.Is(err, fetch.Auth) || len(asked) != 0 {
 		t.Errorf("a given password: %v, asked %q; want Auth and no prompt", err, asked)
+	}
+}
+
+// TestPlanMatchesWire checks that Plan states the lines Fetch sends (in
+// any order after the request line), as the -v trace records them.
+func TestPlanMatchesWire(t *testing.T) {
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "f.txt", time.Time{}, strings.NewReader(strings.Repeat("x", 100)))
+	})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	noProxy := func(*http.Request) (*neturl.URL, error) { return nil, nil }
+	for _, tt := range []struct {
+		h   *Handler
+		req *fetch.Request
+	}{
+		{&Handler{Proxy: noProxy}, &fetch.Request{URL: parse(t, srv.URL+"/a?b")}},
+		{&Handler{Proxy: noProxy}, &fetch.Request{URL: parse(t, srv.URL+"/a"), Head: true}},
+		{&Handler{Proxy: noProxy}, &fetch.Request{URL: parse(t, srv.URL+"/a"), Offset: 10}},
+		{&Handler{Proxy: noProxy, Raw: true}, &fetch.Request{URL: parse(t, "http://u:p@"+host+"/a"), Offset: 10}},
+		{&Handler{Proxy: noProxy, Raw: true, UserAgent: "ua"}, &fetch.Request{URL: parse(t, srv.URL+"/a"), Head: true, User: url.User("v")}},
+	} {
+		t.Cleanup(func() { tt.h.Close() })
+		plan, err := tt.h.Plan(tt.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr strings.Builder
+		tt.req.Trace = fetch.NewTrace(&tr)
+		if _, _, err := get(t, tt.h, tt.req); err != nil {
+			t.Fatal(err)
+		}
+		var sent []string
+		for l := range strings.SplitSeq(tr.String(), "\n") {
+			if s, ok := strings.CutPrefix(l, "> "); ok {
+				sent = append(sent, s)
+			}
+		}
+		if len(sent) == 0 || sent[0] != plan[0] {
+			t.Errorf("%s: sent %q, planned %q", tt.req.URL.Redacted(), sent, plan)
+			continue
+		}
+		a, b := slices.Clone(sent[1:]), slices.Clone(plan[1:])
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			t.Errorf("%s: sent headers %q, planned %q", tt.req.URL.Redacted(), a, b)
+		}
 	}
 }

@@ -84,7 +84,7 @@ type header struct{ name, value string }
 
 // headers returns the headers the handler sets for a hop, in order. The
 // Authorization value is real; callers mask it for display.
-func (h *Handler) headers(u *url.URL, creds *url.Userinfo, offset int64) []header {
+func (h *Handler) headers(u *url.URL, creds *url.Userinfo, offset int64, head bool) []header {
 	hs := []header{{"Host", hostHeader(u)}, {"User-Agent", h.userAgent()}}
 	if creds != nil {
 		hs = append(hs, header{"Authorization", basicAuth(creds)})
@@ -92,10 +92,10 @@ func (h *Handler) headers(u *url.URL, creds *url.Userinfo, offset int64) []heade
 	if offset > 0 {
 		hs = append(hs, header{"Range", "bytes=" + strconv.FormatInt(offset, 10) + "-"})
 	}
-	if h.Raw || offset == 0 {
+	if h.Raw || (offset == 0 && !head) {
 		// net/http adds this itself and decodes the body, except on a
-		// Range request; with Raw it is set here so that net/http leaves
-		// the body encoded.
+		// Range or HEAD request; with Raw it is set here so that net/http
+		// leaves the body encoded.
 		hs = append(hs, header{"Accept-Encoding", "gzip"})
 	}
 	return hs
@@ -151,7 +151,7 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 		}
 	}
 	lines = append(lines, method+" "+uri+" HTTP/1.1")
-	for _, hd := range h.headers(u, req.Credentials(), offset) {
+	for _, hd := range h.headers(u, req.Credentials(), offset, req.Head) {
 		lines = append(lines, hd.name+": "+mask(hd.name, hd.value))
 	}
 	if proxy != nil && u.Scheme == "http" && proxy.User != nil {
