@@ -10,8 +10,10 @@
 # guest / s3cret, then serves a tiny shell ("demo$ ") whose commands are
 #   echo WORDS   prints WORDS
 #   key          reads one key without waiting for Enter and prints key=[K]
+#   sleepy       says "sleeping" and sleeps 30 seconds in the foreground
 #   quit         says bye and ends the session (the server closes)
-# and which answers Ctrl-C (SIGINT on its terminal) with "interrupted".
+# and which answers Ctrl-C (SIGINT on its terminal, e.g. during sleepy) with
+# "interrupted".
 # Publishes:
 #   FETCH_IT_TELNET_ADDR  127.0.0.1:PORT
 #   FETCH_IT_TELNET_USER  guest
@@ -43,10 +45,15 @@ start() {
 		echo "Welcome, $user"
 		while true; do
 			printf 'demo$ '
-			IFS= read -r line || exit 0
+			IFS= read -r line
+			rc=$?
+			# A read cut by Ctrl-C (SIGINT, trapped) returns more than 128.
+			[ $rc -gt 128 ] && continue
+			[ $rc -ne 0 ] && exit 0
 			case $line in
 			quit) echo bye; exit 0 ;;
 			key) IFS= read -rsn1 k; echo "key=[$k]" ;;
+			sleepy) echo sleeping; sleep 30 ;;
 			echo\ *) echo "${line#echo }" ;;
 			'') ;;
 			*) echo "unknown: $line" ;;
@@ -56,7 +63,9 @@ start() {
 	chmod 755 "$dir/login.sh"
 	local port
 	port=$(free_port)
-	start_bg "$name" tcpserver -H -R -l 0 127.0.0.1 "$port" /usr/sbin/telnetd -h -E "$dir/login.sh"
+	# A background job of a script starts with SIGINT ignored, and so would
+	# every session: env restores it, so that Ctrl-C works in them.
+	start_bg "$name" env --default-signal=INT,QUIT tcpserver -H -R -l 0 127.0.0.1 "$port" /usr/sbin/telnetd -h -E "$dir/login.sh"
 	wait_port "$port"
 	export_env "$name" FETCH_IT_TELNET_ADDR "127.0.0.1:$port"
 	export_env "$name" FETCH_IT_TELNET_USER guest
