@@ -42,9 +42,12 @@ printf '0Result\t/text.txt\t%s\t%s\r\n' "$SERVER_NAME" "$SERVER_PORT"
 SH
 	chmod 755 "$root/cgi-bin/search"
 	chmod -R a+rX "$dir"
+	# Gophernicus refuses to run as root: as root, tcpserver drops to nobody.
+	local drop=()
+	[ "$(id -u)" -ne 0 ] || drop=(-u 65534 -g 65534)
 	# -nv no virtual hosts, -nu no ~user spaces, -nh/-nf no menu header and
 	# footer (so menus are exactly the gophermap), -ns no syslog.
-	start_bg "$name" tcpserver -u 65534 -g 65534 -c 200 127.0.0.1 "$port" \
+	start_bg "$name" tcpserver "${drop[@]}" -c 200 127.0.0.1 "$port" \
 		/usr/sbin/gophernicus -h 127.0.0.1 -p "$port" -r "$root" -nv -nu -nh -nf -ns
 	wait_port "$port" || { cat "$IT_DIR/$name.log" >&2; return 1; }
 	export_env "$name" FETCH_IT_GOPHER_ADDR "127.0.0.1:$port"
