@@ -3,6 +3,9 @@
 package integration_test
 
 import (
+	"bufio"
+	"fmt"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -242,4 +245,54 @@ func TestNNTPAuth(t *testing.T) {
 	t.Setenv("NETRC", netrc)
 	r = runFetch(t, "", nil, "--netrc", "nntp://"+addr+"/local.secret/1")
 	wantCode(t, r, 0, "local.secret with --netrc")
+}
+
+// TestNNTPTruncated drives the binary against a server (in this test) that
+// closes the connection in the middle of an article: exit 9, and -o leaves
+// no file.
+func TestNNTPTruncated(t *testing.T) {
+	env(t, "FETCH_IT_NNTP_ADDR") // runs with the other news tests
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				fmt.Fprintf(c, "200 cut-off server\r\n")
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil {
+						return
+					}
+					switch strings.ToUpper(strings.Fields(line + " x")[0]) {
+					case "ARTICLE":
+						fmt.Fprintf(c, "220 1 <cut@fetch.test>\r\nSubject: cut\r\n\r\nthe first line\r\nand half of the sec")
+						return
+					case "QUIT":
+						fmt.Fprintf(c, "205 bye\r\n")
+						return
+					default:
+						fmt.Fprintf(c, "500 what?\r\n")
+					}
+				}
+			}()
+		}
+	}()
+	addr := ln.Addr().String()
+	r := runFetch(t, "", nil, "--nntp-server", addr, "news:cut@fetch.test")
+	wantCode(t, r, 9, "an article cut short")
+	dir := t.TempDir()
+	r = runFetch(t, dir, nil, "-o", "art.txt", "--nntp-server", addr, "news:cut@fetch.test")
+	wantCode(t, r, 9, "an article cut short, with -o")
+	if _, err := os.Stat(dir + "/art.txt"); err == nil {
+		t.Errorf("-o left a file after a truncated transfer")
+	}
 }
