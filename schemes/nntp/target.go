@@ -30,7 +30,6 @@ type target struct {
 	number  int64  // articleByNumber
 	id      string // articleByID, without angle brackets
 	wildmat string // groupList: "" for all groups
-	urlUser bool   // credentials may come from the URL (nntp, nntps)
 	descr   bool   // groupList: LIST NEWSGROUPS (descriptions)
 }
 
@@ -38,8 +37,9 @@ type target struct {
 // at 250 octets; group names are shorter in practice).
 const maxArg = 497
 
-// resolve works out the target of a URL. Server is the configured server
-// for news and snews; it is only needed (and only checked) when needServer.
+// resolve works out the target of a URL. The configured server of news
+// and snews URLs is looked up (and its absence is an error) only when
+// needServer.
 func (h *Handler) resolve(u *url.URL, needServer bool) (*target, error) {
 	t := &target{descr: h.Descriptions}
 	switch u.Scheme {
@@ -47,14 +47,10 @@ func (h *Handler) resolve(u *url.URL, needServer bool) (*target, error) {
 		t.tls = u.Scheme == "nntps"
 		t.host = u.Host
 		t.addr = u.HostPort()
-		t.urlUser = true
 		if u.Host == "" {
 			return nil, fetch.Errorf(fetch.Malformed, "%s URL without a host", u.Scheme)
 		}
 		group, num, hasNum := strings.Cut(u.Path, "/")
-		if strings.HasSuffix(num, "/") {
-			num = strings.TrimSuffix(num, "/")
-		}
 		v := u.NNTP()
 		switch {
 		case group == "":
