@@ -136,7 +136,7 @@ func (p *peer) readAll() string {
 // serve starts a server on 127.0.0.1:0 running fn on each connection (then
 // closing it) and returns its address. Every connection's peer is sent on
 // the returned channel once fn has returned.
-func serve(t *testing.T, fn func(p *peer)) (string, <-chan *peer) {
+func serve(t testing.TB, fn func(p *peer)) (string, <-chan *peer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -178,3 +178,6 @@ func serve(t *testing.T, fn func(p *peer)) (string, <-chan *peer) {
 // drain reads what the client sends until it closes, so that negotiation
 // replies never block.
 func drain(p *peer) { io.Copy(io.Discard, p.r) }
+
+// serveB is serve for benchmarks.
+func serveB(b *testing.B, fn func(p *peer)) (string, <-chan *peer) { return serve(b, fn) }

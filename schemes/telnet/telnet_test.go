@@ -16,7 +16,9 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-func parse(t *testing.T, s string) *url.URL {
+func parseB(b *testing.B, s string) *url.URL { return parse(b, s) }
+
+func parse(t testing.TB, s string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(s)
 	if err != nil {

@@ -1,0 +1,32 @@
+package mailto
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain fails the run when goroutines started by the tests outlive
+// them (a session or connection left open).
+func TestMain(m *testing.M) {
+	before := runtime.NumGoroutine()
+	code := m.Run()
+	if code == 0 {
+		// Closed connections and servers wind down asynchronously: give
+		// them a moment before calling what remains a leak.
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<20)
+			stacks := string(buf[:runtime.Stack(buf, true)])
+			fmt.Fprintf(os.Stderr, "%d goroutines leaked (%d before the tests):\n%s\n", n-before, before, strings.TrimSpace(stacks))
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
