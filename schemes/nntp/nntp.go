@@ -174,6 +174,7 @@ func (h *Handler) do(s *session, req *fetch.Request, t *target) (*fetch.Resource
 			return nil, err
 		}
 		res.Extra["nntp-group"] = t.group
+		res.Extra["nntp-list"] = "overview"
 		res.Extra["nntp-count"] = strconv.FormatInt(count, 10)
 		res.Extra["nntp-low"] = strconv.FormatInt(low, 10)
 		res.Extra["nntp-high"] = strconv.FormatInt(high, 10)
@@ -214,6 +215,10 @@ func (h *Handler) do(s *session, req *fetch.Request, t *target) (*fetch.Resource
 
 	case groupList:
 		res.Kind, res.MediaType = fetch.KindList, "text/plain"
+		res.Extra["nntp-list"] = "active"
+		if t.descr {
+			res.Extra["nntp-list"] = "newsgroups"
+		}
 		if req.Head {
 			res.Body = fetch.NoBody
 			h.release(s, true)
