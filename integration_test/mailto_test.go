@@ -127,3 +127,18 @@ func TestMailtoBadAddress(t *testing.T) {
 	r = runFetch(t, "", nil, "--smtp-relay", relay, "-d", "hi", "mailto:bob%0D%0ARCPT%20TO:x@example.com")
 	wantCode(t, r, 11, "mailto with an encoded CR LF")
 }
+
+// TestMailtoDryRun checks that --dry-run shows the SMTP commands the
+// message means, sending nothing.
+func TestMailtoDryRun(t *testing.T) {
+	relay := env(t, "FETCH_IT_SMTP_ADDR")
+	msg := "From: ann@example.org\nSubject: never sent\n\nbody\n"
+	r := runFetch(t, "", []byte(msg), "--dry-run", "--smtp-relay", relay, "-d", "-", "mailto:bob@example.com")
+	wantCode(t, r, 0, "--dry-run -d - mailto:")
+	out := string(r.Stdout)
+	for _, want := range []string{"MAIL FROM:<ann@example.org>\n", "RCPT TO:<bob@example.com>\n", "DATA\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+}
