@@ -123,8 +123,9 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 			return res, nil
 		}
 		// A pooled connection the server closed while it was idle fails
-		// before its first reply: log in afresh, once.
-		if reused && attempt == 0 && c.replies == 0 && ctx.Err() == nil && !isReply(err) {
+		// before its first reply: log in afresh, once. (Unless the error
+		// is a reply, run has closed c, so reading c.replies is safe.)
+		if reused && attempt == 0 && !isReply(err) && c.replies == 0 && ctx.Err() == nil {
 			req.Trace.Notef("the reused connection was closed by the server: logging in afresh")
 			continue
 		}
