@@ -28,7 +28,9 @@ type URL struct {
 	Host string
 	// Port is the explicit port, or 0 when the URL gives none.
 	Port int
-	// Slash reports whether a "/" followed the host and port.
+	// Slash reports whether a "/" followed the host and port. (A lenient
+	// parser also ends the host and port at '?', as in "http://h?q": then
+	// Slash is false and Path is "?q".)
 	Slash bool
 	// Path is the raw url-path after that "/" (still encoded), or for schemes
 	// without "//" the whole scheme-specific part.
@@ -191,11 +193,9 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 		if err := p.parseLogin(pr, rest[:end], at, off, info); err != nil {
 			return err
 		}
-		if end < len(rest) && rest[end] != '#' {
+		if end < len(rest) && rest[end] == '/' {
 			u.Slash = true
-			if rest[end] == '/' {
-				end++
-			}
+			end++
 		}
 		off += end
 		rest = rest[end:]
