@@ -34,6 +34,7 @@ type fakeServer struct {
 	descriptions  map[string]string
 	truncate      map[string]bool   // ARTICLE arg → send half the article, then close
 	override      map[string]string // command line → the literal status line to answer
+	hang          map[string]bool   // command line → never answered
 	closeAfter    int               // close each connection after this many commands (0: never)
 
 	mu    sync.Mutex
@@ -46,7 +47,7 @@ type fakeServer struct {
 func newFakeServer(t testing.TB) *fakeServer {
 	t.Helper()
 	return &fakeServer{t: t, groups: map[string][]fakeArticle{}, descriptions: map[string]string{},
-		truncate: map[string]bool{}, override: map[string]string{}, done: make(chan struct{})}
+		truncate: map[string]bool{}, hang: map[string]bool{}, override: map[string]string{}, done: make(chan struct{})}
 }
 
 // start listens (with TLS when cfg is non-nil) and serves until the test
@@ -162,6 +163,10 @@ func (f *fakeServer) serve(c net.Conn) {
 		f.mu.Unlock()
 		cmds++
 		if f.closeAfter > 0 && cmds > f.closeAfter {
+			return
+		}
+		if f.hang[line] {
+			<-f.done // answer nothing until the server stops
 			return
 		}
 		if s, ok := f.override[line]; ok {

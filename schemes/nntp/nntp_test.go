@@ -674,3 +674,19 @@ func TestReuseAfterRefusal(t *testing.T) {
 		t.Errorf("%d connections, want 1", n)
 	}
 }
+
+func TestSilentServer(t *testing.T) {
+	f := newServer(t)
+	f.hang["ARTICLE <one@example.org>"] = true
+	f.truncate["<two@example.org>"] = true
+	h := newHandler(t, f.start(nil))
+	_, _, err := get(t, h, "news:one@example.org", func(r *fetch.Request) { r.IdleTimeout = 50 * time.Millisecond })
+	if !errors.Is(err, fetch.Timeout) {
+		t.Errorf("silent server: %v (kind %v), want Timeout", err, fetch.KindOf(err))
+	}
+	// A header block cut short (HEAD) is incomplete too.
+	_, _, err = get(t, h, "news:two@example.org", func(r *fetch.Request) { r.Head = true })
+	if !errors.Is(err, fetch.Incomplete) {
+		t.Errorf("HEAD cut short: %v (kind %v), want Incomplete", err, fetch.KindOf(err))
+	}
+}
