@@ -4,6 +4,7 @@ package integration_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,5 +150,94 @@ func TestGopherDryRunAndSafety(t *testing.T) {
 	r = runFetch(t, "", nil, "-v", base+"/0/text.txt")
 	if !bytes.Contains(r.Stderr, []byte("> /text.txt")) {
 		t.Errorf("-v does not show the selector line:\n%s", r.Stderr)
+	}
+}
+
+// gopherPlus returns "gopher://127.0.0.1:PORT" of the pygopherd started by
+// servers/gopher.sh (Gopher+, and gophers on the same port).
+func gopherPlus(t *testing.T) string { return "gopher://" + env(t, "FETCH_IT_GOPHERP_ADDR") }
+
+func TestGopherPlusViews(t *testing.T) {
+	base := gopherPlus(t)
+	want, err := os.ReadFile(filepath.Join(env(t, "FETCH_IT_GOPHERP_ROOT"), "plus.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The default view: a "+N" reply, N bytes exactly.
+	r := runFetch(t, "", nil, base+"/0/plus.txt%09%09+")
+	wantCode(t, r, 0, "Gopher+ default view")
+	if !bytes.Equal(r.Stdout, want) {
+		t.Errorf("default view = %q, want %q", r.Stdout, want)
+	}
+	r = runFetch(t, "", nil, "-I", base+"/0/plus.txt%09%09+")
+	wantCode(t, r, 0, "-I Gopher+")
+	if !bytes.Contains(r.Stdout, []byte(fmt.Sprintf("size: %d", len(want)))) {
+		t.Errorf("-I of a Gopher+ item shows no size %d:\n%s", len(want), r.Stdout)
+	}
+	// The same item in plain gopher: a text item the server ends by closing.
+	r = runFetch(t, "", nil, base+"/0/plus.txt")
+	wantCode(t, r, 0, "plain gopher from a Gopher+ server")
+	if !bytes.Equal(r.Stdout, want) {
+		t.Errorf("plain item = %q, want %q", r.Stdout, want)
+	}
+	// Attributes of one item, and of every item of a menu.
+	r = runFetch(t, "", nil, base+"/0/plus.txt%09%09!")
+	wantCode(t, r, 0, "attributes")
+	if !bytes.Contains(r.Stdout, []byte("+ABSTRACT:\r\n An abstract of plus.txt\r\n")) || !bytes.HasPrefix(r.Stdout, []byte("+INFO: 0plus")) {
+		t.Errorf("attributes:\n%s", r.Stdout)
+	}
+	r = runFetch(t, "", nil, base+"/1/%09%09$")
+	wantCode(t, r, 0, "menu attributes")
+	if bytes.Count(r.Stdout, []byte("+INFO: ")) < 3 || !bytes.Contains(r.Stdout, []byte("+ASK:\r\n Ask: Your name?\tAnon\r\n")) {
+		t.Errorf("menu attributes hold %d +INFO blocks, want one per item (3) and more, and the form's +ASK:\n%s", bytes.Count(r.Stdout, []byte("+INFO: ")), r.Stdout)
+	}
+	// A menu of Gopher+ items.
+	r = runFetch(t, "", nil, base+"/1/%09%09+")
+	wantCode(t, r, 0, "Gopher+ menu")
+	if !bytes.Contains(r.Stdout, []byte("0plus\t/plus.txt\t127.0.0.1\t")) {
+		t.Errorf("Gopher+ menu:\n%s", r.Stdout)
+	}
+}
+
+func TestGopherNotFound(t *testing.T) {
+	base := gopherPlus(t)
+	for _, u := range []string{base + "/0/nothere", base + "/9/nothere", base + "/0/nothere%09%09+", base + "/0/nothere%09%09!"} {
+		r := runFetch(t, "", nil, u)
+		wantCode(t, r, 7, "missing item "+u)
+		if !bytes.Contains(r.Stderr, []byte("does not exist")) {
+			t.Errorf("%s: stderr lacks the server's text:\n%s", u, r.Stderr)
+		}
+	}
+}
+
+func TestGophers(t *testing.T) {
+	addr := env(t, "FETCH_IT_GOPHERP_ADDR")
+	ca := env(t, "FETCH_IT_GOPHERP_CA")
+	want, err := os.ReadFile(filepath.Join(env(t, "FETCH_IT_GOPHERP_ROOT"), "data.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runFetch(t, "", nil, "--cacert", ca, "gophers://"+addr+"/9/data.bin")
+	wantCode(t, r, 0, "gophers binary")
+	if !bytes.Equal(r.Stdout, want) {
+		t.Errorf("gophers binary: %d bytes, want %d, equal false", len(r.Stdout), len(want))
+	}
+	r = runFetch(t, "", nil, "gophers://"+addr+"/9/data.bin")
+	wantCode(t, r, 5, "gophers with an unknown certificate")
+}
+
+func TestGopherForm(t *testing.T) {
+	base := gopherPlus(t)
+	r := runFetch(t, "", nil, "-v", "--gopher-answer", "Ann", "--gopher-answer", "blue", base+"/0/form.txt%09%09?")
+	wantCode(t, r, 0, "+ASK form")
+	for _, want := range []string{"> /form.txt<TAB>!\n", "> /form.txt<TAB>+<TAB>1\n", "> +-1\n", "> Ann\n", "> blue\n", "> .\n"} {
+		if !bytes.Contains(r.Stderr, []byte(want)) {
+			t.Errorf("trace lacks %q:\n%s", want, r.Stderr)
+		}
+	}
+	// Without answers and without a terminal to ask: a usage error.
+	r = runFetch(t, "", []byte{}, base+"/0/form.txt%09%09?")
+	if r.Code == 0 {
+		t.Errorf("form without answers: exit 0")
 	}
 }

@@ -55,16 +55,17 @@ func ParseAsk(attrs string) []Question {
 }
 
 // fetchForm fetches a Gopher+ item with a +ASK form (§3.4.5): it fetches
-// the +ASK attribute, answers each question from h.Answers or through
+// the item's attributes ("!", which every Gopher+ server knows; some know
+// no "!+ASK") to find its +ASK block, answers each question from h.Answers or through
 // req.Prompt, and sends the answers in the form of §3.4.9 on a second
 // connection.
 func (h *Handler) fetchForm(ctx context.Context, req *fetch.Request, g url.Gopher) (*fetch.Resource, error) {
-	s, err := h.open(ctx, req, []string{g.Selector + "\t!+ASK"}, nil)
+	s, err := h.open(ctx, req, []string{g.Selector + "\t!"}, nil)
 	if err != nil {
 		return nil, err
 	}
 	ag := g
-	ag.Plus = "!+ASK"
+	ag.Plus = "!"
 	res, err := h.plusReply(s, req, ag)
 	if err != nil {
 		s.Close()

@@ -99,7 +99,7 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 		return nil, err
 	}
 	if isForm(g) {
-		lines := []string{g.Selector + "\t!+ASK", g.Selector + "\t+\t1", "+-1"}
+		lines := []string{g.Selector + "\t!", g.Selector + "\t+\t1", "+-1"}
 		for i := range h.Answers {
 			lines = append(lines, "<answer "+strconv.Itoa(i+1)+">")
 		}
