@@ -9,7 +9,8 @@ import (
 // FuzzParse checks, in both modes, that parsing never panics, that
 // Parse(u.String()) gives back an equal URL, that the canonical form holds
 // no raw control character, that Redacted hides the password, and that an
-// error for a URL with a password does not show it.
+// error for a URL with a password does not show it; and that a URL the
+// strict parser accepts parses the same leniently.
 func FuzzParse(f *testing.F) {
 	for _, tt := range rfcExamples {
 		f.Add(tt.in)
@@ -87,6 +88,13 @@ func FuzzParse(f *testing.F) {
 			_ = u.Prospero()
 			_ = u.Mailto()
 			_ = u.HostPort()
+		}
+		// What the strict parser accepts, a lenient one reads the same way.
+		if su, err := strict.Parse(in); err == nil {
+			lu, err := lenient.Parse(in)
+			if err != nil || !reflect.DeepEqual(su, lu) {
+				t.Fatalf("Parse(%q) = %s, but ParseLenient = %s, %v", in, dump(su), dump(lu), err)
+			}
 		}
 		for _, m := range Extract(in) {
 			if m.Start < 0 || m.End > len(in) || m.Start >= m.End || m.URL == "" {
