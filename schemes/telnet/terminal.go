@@ -40,15 +40,17 @@ var errEscape = errors.New("escape key")
 // signal, and an error of Kind Usage when in is not a terminal.
 func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer) error {
 	defer closeSession(s)
+	// Signals are caught before the terminal changes, so that none can
+	// end the process while it is in raw mode.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
 	fd := int(in.Fd())
 	old, err := term.MakeRaw(fd)
 	if err != nil {
 		return fetch.Errorf(fetch.Usage, "interactive session: standard input is not a terminal: %w", err)
 	}
 	defer term.Restore(fd, old)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 
 	keys, release := interruptible(in)
 	defer release()
