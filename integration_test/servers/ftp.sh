@@ -78,6 +78,12 @@ tls_conf() {
 }
 
 start() {
+	# vsftpd logs local users in through PAM and chroots anonymous ones:
+	# it runs as root (as CI does), and so does the user set-up below.
+	if [ "$(id -u)" -ne 0 ]; then
+		log "servers/ftp.sh needs root (vsftpd with local logins and chroot)"
+		return 1
+	fi
 	need_pkgs vsftpd openssl
 	mkdir -p "$dir/anon/pub/nested/deep/er" "$dir/anon/pub/with space" "$dir/anon/small" "$dir/home/sub" "$dir/empty"
 	# vsftpd runs local users' sessions as that user: let them reach home/.

@@ -203,3 +203,31 @@ func (l *listing) convert(b []byte) []byte {
 }
 
 func (l *listing) Close() error { return l.src.Close() }
+
+// copyBuf is the size of the buffer WriteTo copies with: large enough
+// that a fast transfer costs few system calls.
+const copyBuf = 128 << 10
+
+// WriteTo copies the rest of the body to w with a large buffer, so that
+// io.Copy needs few reads. It returns a nil error once the body is
+// complete, and the failure (Kind Incomplete, ...) otherwise.
+func (t *transfer) WriteTo(w io.Writer) (int64, error) {
+	buf := make([]byte, copyBuf)
+	var total int64
+	for {
+		n, err := t.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
