@@ -22,9 +22,10 @@ func (h *Handler) plainReply(s *session, req *fetch.Request, g url.Gopher) (*fet
 	res := newResource(req, g.Type)
 	switch {
 	case isMenuType(g.Type):
-		res.Body = &body{s: s, r: &capReader{r: h.newText(s.br, req.Trace), n: h.maxMenu()}}
+		t := h.newText(s.br, req.Trace, min(h.maxHold(), h.maxMenu()))
+		res.Body = &body{s: s, r: &capReader{r: t, n: h.maxMenu()}}
 	case isTextType(g.Type):
-		res.Body = &body{s: s, r: h.newText(s.br, req.Trace)}
+		res.Body = &body{s: s, r: h.newText(s.br, req.Trace, h.maxHold())}
 	default:
 		res.Body = &body{s: s, r: rawReader{s.br}}
 	}

@@ -28,17 +28,17 @@ type server struct {
 	wg    sync.WaitGroup
 }
 
-func newServer(t *testing.T, routes map[string]respond) *server {
+func newServer(t testing.TB, routes map[string]respond) *server {
 	t.Helper()
 	return startServer(t, routes, nil)
 }
 
-func newTLSServer(t *testing.T, routes map[string]respond, cfg *tls.Config) *server {
+func newTLSServer(t testing.TB, routes map[string]respond, cfg *tls.Config) *server {
 	t.Helper()
 	return startServer(t, routes, cfg)
 }
 
-func startServer(t *testing.T, routes map[string]respond, cfg *tls.Config) *server {
+func startServer(t testing.TB, routes map[string]respond, cfg *tls.Config) *server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

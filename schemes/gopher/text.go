@@ -21,6 +21,7 @@ type text struct {
 	r         io.Reader
 	h         *Handler
 	trace     *fetch.Trace
+	maxHold   int64
 	lineStart bool
 	eof       bool
 	hold      *spool
@@ -29,8 +30,10 @@ type text struct {
 	scratch   []byte
 }
 
-func (h *Handler) newText(r io.Reader, tr *fetch.Trace) *text {
-	return &text{r: r, h: h, trace: tr, lineStart: true}
+// newText returns the reader of a text reply from r; at most maxHold bytes
+// are held back.
+func (h *Handler) newText(r io.Reader, tr *fetch.Trace, maxHold int64) *text {
+	return &text{r: r, h: h, trace: tr, maxHold: maxHold, lineStart: true}
 }
 
 func (t *text) Read(p []byte) (int, error) {
@@ -50,7 +53,7 @@ func (t *text) Read(p []byte) (int, error) {
 		n, err := t.r.Read(p)
 		if n > 0 {
 			if i := dotLine(p[:n], t.lineStart); i >= 0 {
-				t.hold = t.h.newSpool()
+				t.hold = t.h.newSpool(t.maxHold)
 				if werr := t.hold.write(p[i:n]); werr != nil {
 					t.err = werr
 				}
@@ -144,14 +147,14 @@ type spool struct {
 	tail   [4]byte
 }
 
-func (h *Handler) newSpool() *spool {
-	return &spool{memMax: h.holdMemory(), max: h.maxHold(), dir: h.TempDir}
+func (h *Handler) newSpool(max int64) *spool {
+	return &spool{memMax: h.holdMemory(), max: max, dir: h.TempDir}
 }
 
 func (s *spool) write(b []byte) error {
 	s.n += int64(len(b))
 	if s.n > s.max {
-		return fetch.Errorf(fetch.Protocol, "more than %d bytes of text held back while waiting for its end (see Handler.MaxHold)", s.max)
+		return fetch.Errorf(fetch.Protocol, "more than %d bytes of text held back while waiting for its end (see Handler.MaxHold and MaxMenu)", s.max)
 	}
 	if len(b) >= len(s.tail) {
 		copy(s.tail[:], b[len(b)-len(s.tail):])

@@ -50,12 +50,12 @@ func TestTextReads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, wrap := range []func(io.Reader) io.Reader{func(r io.Reader) io.Reader { return r }, iotest.OneByteReader, iotest.HalfReader, iotest.DataErrReader} {
-			got, err := io.ReadAll((&Handler{HoldMemory: 2}).newText(wrap(strings.NewReader(tt.in)), nil))
+			got, err := io.ReadAll((&Handler{HoldMemory: 2}).newText(wrap(strings.NewReader(tt.in)), nil, 1<<20))
 			if err != nil || string(got) != tt.want {
 				t.Errorf("text(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
 			}
 		}
-		if err := iotest.TestReader((&Handler{}).newText(strings.NewReader(tt.in), nil), []byte(tt.want)); err != nil {
+		if err := iotest.TestReader((&Handler{}).newText(strings.NewReader(tt.in), nil, 1<<20), []byte(tt.want)); err != nil {
 			t.Errorf("iotest.TestReader(text(%q)): %v", tt.in, err)
 		}
 	}
