@@ -35,7 +35,8 @@ type Handler struct {
 	// error line, in bytes. Zero means 16 KiB.
 	MaxLine int
 	// MaxMenu bounds the body of a menu or search reply (types 1 and 7), in
-	// bytes; a longer menu fails with Kind Protocol. Zero means 64 MiB.
+	// bytes, and what of it is held back; a longer menu fails with Kind
+	// Protocol. Zero means 64 MiB.
 	MaxMenu int64
 	// HoldMemory is how much of a text item is held in memory, while the
 	// handler cannot yet tell whether the server dot-stuffs it, before the

@@ -33,8 +33,8 @@ func (h *Handler) plainReply(s *session, req *fetch.Request, g url.Gopher) (*fet
 }
 
 // checkErrorItem peeks at the reply's first line: when it is a whole menu
-// line (four fields) of type 3 (RFC 1436's error item), the fetch fails with Kind NotFound and the
-// server's text.
+// line (four fields) of type 3, RFC 1436's error item, the fetch fails
+// with Kind NotFound and the server's text.
 func (h *Handler) checkErrorItem(s *session, req *fetch.Request) error {
 	b, err := s.br.Peek(1)
 	if err != nil {
