@@ -72,8 +72,8 @@ func replyKind(code int) fetch.Kind {
 		return fetch.NotFound
 	case code == 426:
 		return fetch.Incomplete
-	case code == 421:
-		return fetch.Connect
+	case code == 421 || code == 425:
+		return fetch.Connect // service closing; cannot open the data connection
 	}
 	return fetch.Protocol
 }

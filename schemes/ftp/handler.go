@@ -274,9 +274,8 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 	}
 	dc, err := ds.finish(ctx, c)
 	if err != nil {
-		// The server waits to send: this connection is out of step.
-		c.unwatch()
-		c.close(false)
+		// The server waits to send: this connection is out of step, and
+		// the caller closes it (the error is not a reply).
 		return nil, err
 	}
 	return &transfer{h: h, c: c, key: key, cmd: line, data: dc, want: -1, offset: rest}, nil
