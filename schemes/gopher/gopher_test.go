@@ -351,11 +351,21 @@ func TestConformance(t *testing.T) {
 	for i := 0; text.Len() < 200<<10; i++ {
 		text.WriteString(strings.Repeat("word ", i%20) + "\r\n")
 	}
-	s2 := newServer(t, map[string]respond{"/t": send(text.String() + ".\r\n")})
+	stuffed := strings.ReplaceAll("\r\n"+text.String(), "\r\nword", "\r\n..word")[2:]
+	s2 := newServer(t, map[string]respond{
+		"/t":       send(text.String() + ".\r\n"),
+		"/stuffed": send("head\r\n" + stuffed + ".\r\n"),
+	})
 	fetchtest.Run(t, &Handler{}, fetchtest.Cases{
 		Existing: "gopher://" + s2.addr + "/0/t",
 		Want:     text.Bytes(),
 		Missing:  "gopher://" + s2.addr + "/0/missing",
+	})
+	// Dot-stuffed text, held back (and spilled to disk) until its end.
+	want := strings.ReplaceAll("\r\n"+stuffed, "\r\n..", "\r\n.")[2:]
+	fetchtest.Run(t, &Handler{HoldMemory: 4096, TempDir: t.TempDir()}, fetchtest.Cases{
+		Existing: "gopher://" + s2.addr + "/0/stuffed",
+		Want:     []byte("head\r\n" + want),
 	})
 }
 
