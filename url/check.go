@@ -8,10 +8,13 @@ import (
 // checkScheme applies the scheme-specific rules of RFC 1738 §3 and §5 to a
 // URL of a known scheme. A strict parser enforces each scheme's BNF; a
 // lenient one only what a typed view needs to be meaningful.
-func (p Parser) checkScheme(u *URL, off int) *Error {
+// fam is the scheme's family (see Family).
+func (p Parser) checkScheme(u *URL, fam string, off int) *Error {
 	path := u.Path
 	strict := !p.Lenient
-	fam := family(u.Scheme)
+	if !strict && (fam == "http" || fam == "gopher" || fam == "file") {
+		return nil // a lenient parser checks nothing more for these
+	}
 	if strict && !u.Slash && (fam == "file" || fam == "wais" || fam == "prospero") {
 		// fileurl, waisurl and prosperourl have a mandatory "/" (§5).
 		return &Error{Offset: off, Expected: "'/' after the host"}

@@ -31,6 +31,15 @@ var schemes = [...]Scheme{
 	{Name: "snews", Data: true},
 }
 
+// families holds family(schemes[i].Name) for each scheme, for the parser.
+var families [len(schemes)]string
+
+func init() {
+	for i, s := range schemes {
+		families[i] = family(s.Name)
+	}
+}
+
 // LookupScheme returns the facts about a known scheme, given in lower case.
 func LookupScheme(name string) (Scheme, bool) {
 	if i := schemeIndex(name); i >= 0 && schemes[i].Name == name {

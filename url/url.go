@@ -143,8 +143,10 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 		return &Error{Offset: off, Expected: "scheme name"}
 	}
 	var info *Scheme
+	fam := ""
 	if i := schemeIndex(s[:colon]); i >= 0 {
 		info = &schemes[i]
+		fam = families[i]
 		u.Scheme = info.Name // static: no allocation for "HTTP:"
 	} else {
 		u.Scheme = lower(s[:colon])
@@ -161,36 +163,64 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 		rest = rest[2:]
 		off += 2
 		// One scan finds the end of the login: the first '/' (or, for a
-		// lenient parser, '#'), and on the way the last '@' and the first
-		// '?'.
-		end, at, q := len(rest), -1, -1
+		// lenient parser, '#'), and on the way the last '@', the first '?',
+		// and after the last '@' the first ':' and the first byte that
+		// cannot be in a lenient host, so that parseLogin need not look at
+		// the host again.
+		var ls loginScan
+		end, q := len(rest), -1
+		ls.at, ls.colon, ls.bad = -1, -1, -1
+	scan:
 		for i := 0; i < len(rest); i++ {
 			c := rest[i]
-			if class[c]&cLoginDelim == 0 {
+			if class[c]&cHostLoose != 0 {
 				continue
 			}
-			if c == '/' || (c == '#' && p.Lenient) {
+			switch c {
+			case '/':
 				end = i
-				break
+				break scan
+			case '#':
+				if p.Lenient {
+					end = i
+					break scan
+				}
+			case '@':
+				ls.at, ls.colon, ls.bad = i, -1, -1
+				continue
+			case ':':
+				if ls.colon < 0 {
+					ls.colon = i
+				}
+				continue
+			case '?':
+				if q < 0 {
+					q = i
+				}
 			}
-			if c == '@' {
-				at = i
-			} else if c == '?' && q < 0 {
-				q = i
+			if ls.bad < 0 {
+				ls.bad = i
 			}
 		}
+		ls.fast = p.Lenient
 		if p.Lenient && q >= 0 {
 			// Real-world text ends the login at '?' as well ("http://h?q").
 			// A '?' followed by an '@' belongs to a user or password (§3.1
 			// allows it there), except in http URLs, which have no login.
-			if at < q || family(u.Scheme) == "http" {
+			if ls.at < q || fam == "http" {
 				end = q
-				if at > q {
-					at = -1
+				if ls.at > q {
+					ls.at, ls.fast = -1, false
 				}
 			}
 		}
-		if err := p.parseLogin(pr, rest[:end], at, off, info); err != nil {
+		if ls.bad >= end {
+			ls.bad = -1
+		}
+		if ls.colon >= end {
+			ls.colon = -1
+		}
+		if err := p.parseLogin(pr, rest[:end], ls, off, info); err != nil {
 			return err
 		}
 		if end < len(rest) && rest[end] == '/' {
@@ -222,7 +252,7 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 	}
 	u.Path = rest
 	if info != nil {
-		if err := p.checkScheme(u, off); err != nil {
+		if err := p.checkScheme(u, fam, off); err != nil {
 			if len(raw) != len(rest) && err.Offset >= off {
 				// The offset is in the encoded path: map it back.
 				err.Offset = off + rawOffset(raw, err.Offset-off)
@@ -264,9 +294,18 @@ func loginAllowed(scheme string) bool {
 // parseLogin parses login = [ user [ ":" password ] "@" ] hostport, the
 // text between "//" and the '/' that ends it, which starts at offset off.
 // info is nil for an unknown scheme.
-// at is the index of the last '@' in login, or -1.
-func (p Parser) parseLogin(pr *parsed, login string, at, off int, info *Scheme) *Error {
+// loginScan is what the scan for the end of a login learnt on the way,
+// as indexes into the login, -1 for none: the last '@'; after it, the first
+// ':' and the first byte that is neither ':' nor a lenient host byte. fast
+// reports that colon and bad may be used.
+type loginScan struct {
+	at, colon, bad int
+	fast           bool
+}
+
+func (p Parser) parseLogin(pr *parsed, login string, ls loginScan, off int, info *Scheme) *Error {
 	u := &pr.u
+	at := ls.at
 	if at >= 0 {
 		if !p.Lenient && info != nil && !loginAllowed(u.Scheme) {
 			return &Error{Offset: off, Expected: "host (no user or password in a " + u.Scheme + " URL, RFC 1738 §5)"}
@@ -316,6 +355,12 @@ func (p Parser) parseLogin(pr *parsed, login string, at, off int, info *Scheme) 
 				return &Error{Offset: off + rb + 1, Expected: "':' port or '/'"}
 			}
 			port, hasPort = after[1:], true
+		}
+	} else if ls.fast && ls.bad < 0 {
+		// The scan saw only host bytes and ':' after the '@'.
+		if ls.colon >= 0 {
+			c := ls.colon - (at + 1)
+			host, port, hasPort = hostport[:c], hostport[c+1:], true
 		}
 	} else {
 		if c := strings.IndexByte(hostport, ':'); c >= 0 {
