@@ -113,9 +113,10 @@ func (h *Handler) prepare(req *fetch.Request) (*prepared, error) {
 	return p, nil
 }
 
-// Plan returns the SMTP commands a fetch would send (STARTTLS and AUTH
-// come in addition when the relay offers them). It reads the message's
-// header, to find the sender.
+// Plan returns the SMTP commands a fetch would send. STARTTLS and AUTH come
+// in addition when the relay offers them, and MAIL FROM then carries
+// BODY=8BITMIME (and SMTPUTF8 for a non-ASCII address) when it offers
+// those. It reads the message's header, to find the sender.
 func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 	p, err := h.prepare(req)
 	if err != nil {
@@ -221,7 +222,14 @@ func (h *Handler) send(ctx context.Context, req *fetch.Request, rl relay, creds 
 			req.Trace.Notef("the relay offers no AUTH: sending without credentials")
 		}
 	}
-	if _, _, err := c.cmd(250, "", "MAIL FROM:<"+p.from+">"); err != nil {
+	mail := "MAIL FROM:<" + p.from + ">"
+	if _, ok := c.ext["8BITMIME"]; ok {
+		mail += " BODY=8BITMIME" // the message may hold 8-bit text; it is not inspected
+	}
+	if _, ok := c.ext["SMTPUTF8"]; ok && (!ascii(p.from) || !ascii(p.to)) {
+		mail += " SMTPUTF8"
+	}
+	if _, _, err := c.cmd(250, "", mail); err != nil {
 		return "", classify(err, "MAIL")
 	}
 	if _, _, err := c.cmd(25, "", "RCPT TO:<"+p.to+">"); err != nil {
@@ -233,4 +241,14 @@ func (h *Handler) send(ctx context.Context, req *fetch.Request, rl relay, creds 
 	}
 	c.quit()
 	return reply, nil
+}
+
+// ascii reports whether s is all ASCII.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
