@@ -223,6 +223,14 @@ func TestFTPTLS(t *testing.T) {
 	if string(r.Stdout) != "hello from vsftpd\n" || !bytes.Contains(r.Stderr, []byte("> AUTH TLS\n")) || !bytes.Contains(r.Stderr, []byte("> PROT P\n")) {
 		t.Errorf("AUTH TLS: %q\n%s", r.Stdout, r.Stderr)
 	}
+	// Several files over one TLS control connection: each data connection
+	// resumes its TLS session, which vsftpd requires (require_ssl_reuse).
+	tb := "ftp://" + env(t, "FETCH_IT_FTP_TLS_ADDR")
+	r = runFetch(t, "", nil, "-v", "--ftp-ssl", "--cacert", ca, tb+"/small/f001.bin", tb+"/small/f002.bin", tb+"/pub/hello.txt")
+	wantCode(t, r, 0, "AUTH TLS, three files")
+	if n := bytes.Count(r.Stderr, []byte("> AUTH TLS\n")); n != 1 || len(r.Stdout) != 2048+18 {
+		t.Errorf("three files over TLS: %d bytes, %d logins\n%s", len(r.Stdout), n, r.Stderr)
+	}
 	// The server requires TLS: without --ftp-ssl the login is refused.
 	r = runFetch(t, "", nil, "ftp://"+env(t, "FETCH_IT_FTP_TLS_ADDR")+"/pub/hello.txt")
 	wantCode(t, r, 6, "plain login to a TLS-only server")

@@ -60,9 +60,9 @@ conf() {
 	EOF
 }
 
-# tls_conf: TLS required on control and data connections. Go's TLS client
-# does not resume the control connection's session on the data connection
-# the way vsftpd checks it, so require_ssl_reuse is off.
+# tls_conf: TLS required on control and data connections, and each data
+# connection must resume the control connection's TLS session
+# (require_ssl_reuse, vsftpd's default).
 tls_conf() {
 	cat <<-EOF
 		ssl_enable=YES
@@ -71,7 +71,7 @@ tls_conf() {
 		force_anon_data_ssl=YES
 		force_local_logins_ssl=YES
 		force_local_data_ssl=YES
-		require_ssl_reuse=NO
+		require_ssl_reuse=YES
 		rsa_cert_file=$dir/cert.pem
 		rsa_private_key_file=$dir/key.pem
 	EOF

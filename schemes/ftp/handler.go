@@ -12,7 +12,6 @@ package ftp
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"mime"
 	"path"
@@ -52,10 +51,9 @@ type Handler struct {
 	// 30 seconds.
 	IdleTime time.Duration
 
-	mu       sync.Mutex
-	idle     map[string][]*ctrl
-	closed   bool
-	sessions tls.ClientSessionCache
+	mu     sync.Mutex
+	idle   map[string][]*ctrl
+	closed bool
 }
 
 var (

@@ -67,12 +67,11 @@ func (h *Handler) tlsConfig(req *fetch.Request) *tls.Config {
 		conf.ServerName = req.URL.Host
 	}
 	if conf.ClientSessionCache == nil {
-		h.mu.Lock()
-		if h.sessions == nil {
-			h.sessions = tls.NewLRUClientSessionCache(32)
-		}
-		conf.ClientSessionCache = h.sessions
-		h.mu.Unlock()
+		// One cache per control connection: its data connections resume
+		// its TLS session, as servers such as vsftpd require
+		// (require_ssl_reuse), and never a session of another server on
+		// the same host.
+		conf.ClientSessionCache = tls.NewLRUClientSessionCache(4)
 	}
 	return conf
 }
