@@ -61,6 +61,16 @@ func (p Policy) Check(u *url.URL) error {
 				return Errorf(Refused, "the gopher request would hold a decoded %s (RFC 1738 §6)", what)
 			}
 		}
+	} else if fam == "wais" {
+		// A WAIS document id (wpath) is opaque binary data sent inside a
+		// length-prefixed field, never on a line, so any byte is safe
+		// there; the database, search words and type are checked.
+		w := u.WAIS()
+		for _, s := range []string{w.Database, w.Search, w.WType} {
+			if what := badBytes(s, false); what != "" {
+				return Errorf(Refused, "the WAIS request would hold a decoded %s (RFC 1738 §6)", what)
+			}
+		}
 	} else if what := badEscapes(u.Path, tabBad); what != "" {
 		return Errorf(Refused, "the URL path holds a decoded %s (RFC 1738 §6)", what)
 	}

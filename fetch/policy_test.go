@@ -35,6 +35,9 @@ func TestPolicyCheck(t *testing.T) {
 		{"http://h:79/", false, true},
 		{"file:///tmp/a%09b", false, false}, // TAB is a legal file name byte
 		{"file:///tmp/a%00b", false, true},
+		{"wais://h/db/TEXT/%00%0D%0A%FF", false, false}, // a WAIS document id is opaque binary
+		{"wais://h/db%0D/TEXT/x", false, true},          // but the database is not
+		{"wais://h/db?a%0Ab", false, true},              // nor the search words
 	}
 	for _, tt := range tests {
 		u, err := url.Parse(tt.url)

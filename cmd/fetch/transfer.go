@@ -22,7 +22,7 @@ func (e *runEnv) one(ctx context.Context, raw string, stdout io.Writer) int {
 	}
 	req := &fetch.Request{URL: u, Head: e.cfg.head, Prompt: e.prompter()}
 	if u.User == nil && !e.cfg.hasUser && e.cfg.netrc {
-		if ui, err := netrcUser(u.Host); err != nil {
+		if ui, err := netrcUser(e.serverHost(u)); err != nil {
 			return e.fail(&fetch.Error{Op: "netrc", Kind: fetch.Usage, Err: err})
 		} else if ui != nil {
 			req.User = ui
@@ -201,4 +201,18 @@ func (e *runEnv) outputName(u *url.URL) (string, error) {
 		return e.cfg.outputDir + string(os.PathSeparator) + name, nil
 	}
 	return name, nil
+}
+
+// serverHost is the host a URL's credentials belong to: its own, or for
+// URLs without one (news:) the server its handler will use.
+func (e *runEnv) serverHost(u *url.URL) string {
+	if u.Host != "" {
+		return u.Host
+	}
+	if h, ok := e.client.Handler(u.Scheme); ok {
+		if sh, ok := h.(interface{ ServerHost(*url.URL) string }); ok {
+			return sh.ServerHost(u)
+		}
+	}
+	return ""
 }
