@@ -50,4 +50,6 @@ for n in "${names[@]+"${names[@]}"}"; do
 done
 
 cd "$root"
-go test -tags integration -count=1 -timeout 20m ./integration_test/...
+# GOTEST_FLAGS passes more flags to go test (e.g. "-v -run Gopher").
+# shellcheck disable=SC2086
+go test -tags integration -count=1 -timeout 20m ${GOTEST_FLAGS:-} ./integration_test/...
