@@ -14,6 +14,7 @@ const (
 	cHostLoose  // alpha | digit | "-" | "." | "_": what a lenient parser takes in a host name
 	cSpace      // ASCII white space, trimmed by a lenient parser
 	cLoginDelim // / @ ? #: the bytes the login scan stops at
+	cXchar      // unreserved | reserved: what may stand unencoded
 )
 
 const cUnreserved = cAlpha | cDigit | cSafe | cExtra
@@ -58,6 +59,11 @@ func init() {
 	}
 	for _, c := range "-._" {
 		class[c] |= cHostLoose
+	}
+	for c := 0; c < 256; c++ {
+		if class[c]&(cUnreserved|cReserved) != 0 {
+			class[c] |= cXchar
+		}
 	}
 	for _, c := range "/@?#" {
 		class[c] |= cLoginDelim

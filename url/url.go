@@ -75,29 +75,12 @@ func ParseLenient(rawURL string) (*URL, error) { return Parser{Lenient: true}.Pa
 // Parse parses rawURL. A malformed URL yields an *Error giving the byte
 // offset where parsing stopped; its Input has any password redacted.
 func (p Parser) Parse(rawURL string) (*URL, error) {
-	// The URL and its Userinfo are parsed on the stack and then moved to
-	// the heap in one allocation.
-	var pr parsed
-	if err := p.parse(&pr, rawURL); err != nil {
+	u, err := p.parse(rawURL)
+	if err != nil {
 		err.Input = redactRaw(rawURL)
 		return nil, err
 	}
-	if !pr.hasUser {
-		v := new(URL)
-		*v = pr.u
-		return v, nil
-	}
-	v := &urlWithUser{URL: pr.u, ui: pr.ui}
-	v.URL.User = &v.ui
-	return &v.URL, nil
-}
-
-// parsed is what the parser fills, on the stack: the URL, and its Userinfo
-// when hasUser.
-type parsed struct {
-	u       URL
-	ui      Userinfo
-	hasUser bool
+	return u, nil
 }
 
 // urlWithUser holds a URL and its Userinfo in one allocation.
@@ -106,8 +89,11 @@ type urlWithUser struct {
 	ui  Userinfo
 }
 
-func (p Parser) parse(pr *parsed, s string) *Error {
-	u := &pr.u
+// parse parses s. It allocates the URL once it knows whether the URL has
+// a login (in one allocation with its Userinfo), and writes every field
+// straight into it.
+func (p Parser) parse(s string) (*URL, *Error) {
+	var u *URL
 	off := 0 // offset of s within the original input
 	if p.Lenient {
 		i, j := 0, len(s)
@@ -131,25 +117,25 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 		}
 		if class[c]&cScheme == 0 {
 			if isControl(c) {
-				return errControl(off + i)
+				return nil, errControl(off + i)
 			}
-			return &Error{Offset: off + i, Expected: "scheme character or ':'"}
+			return nil, &Error{Offset: off + i, Expected: "scheme character or ':'"}
 		}
 	}
 	if colon < 0 {
-		return &Error{Offset: off + len(s), Expected: "':' after the scheme name"}
+		return nil, &Error{Offset: off + len(s), Expected: "':' after the scheme name"}
 	}
 	if colon == 0 {
-		return &Error{Offset: off, Expected: "scheme name"}
+		return nil, &Error{Offset: off, Expected: "scheme name"}
 	}
 	var info *Scheme
-	fam := ""
+	fam, scheme := "", ""
 	if i := schemeIndex(s[:colon]); i >= 0 {
 		info = &schemes[i]
 		fam = families[i]
-		u.Scheme = info.Name // static: no allocation for "HTTP:"
+		scheme = info.Name // static: no allocation for "HTTP:"
 	} else {
-		u.Scheme = lower(s[:colon])
+		scheme = lower(s[:colon])
 	}
 	rest := s[colon+1:]
 	off += colon + 1
@@ -157,9 +143,8 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 	slashes := len(rest) >= 2 && rest[0] == '/' && rest[1] == '/'
 	if (info != nil && info.Hier) || (info == nil && slashes) {
 		if !slashes {
-			return &Error{Offset: off, Expected: `"//" after "` + u.Scheme + `:"`}
+			return nil, &Error{Offset: off, Expected: `"//" after "` + scheme + `:"`}
 		}
-		u.Hier = true
 		rest = rest[2:]
 		off += 2
 		// One scan finds the end of the login: the first '/' (or, for a
@@ -172,6 +157,14 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 		ls.at, ls.colon, ls.bad = -1, -1, -1
 	scan:
 		for i := 0; i < len(rest); i++ {
+			// Eight host bytes at a time, the common case.
+			for i+8 <= len(rest) && class[rest[i]]&class[rest[i+1]]&class[rest[i+2]]&class[rest[i+3]]&
+				class[rest[i+4]]&class[rest[i+5]]&class[rest[i+6]]&class[rest[i+7]]&cHostLoose != 0 {
+				i += 8
+			}
+			if i >= len(rest) {
+				break
+			}
 			c := rest[i]
 			if class[c]&cHostLoose != 0 {
 				continue
@@ -220,8 +213,16 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 		if ls.colon >= end {
 			ls.colon = -1
 		}
-		if err := p.parseLogin(pr, rest[:end], ls, off, info); err != nil {
-			return err
+		if ls.at >= 0 {
+			x := new(urlWithUser)
+			x.URL.User = &x.ui
+			u = &x.URL
+		} else {
+			u = new(URL)
+		}
+		u.Scheme, u.Hier = scheme, true
+		if err := p.parseLogin(u, rest[:end], ls, off, info); err != nil {
+			return nil, err
 		}
 		if end < len(rest) && rest[end] == '/' {
 			u.Slash = true
@@ -230,16 +231,19 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 		off += end
 		rest = rest[end:]
 	}
+	if u == nil {
+		u = &URL{Scheme: scheme}
+	}
 	raw := rest // before a lenient parser encodes it
 	if p.Lenient {
 		hash, bad, err := scanLenient(rest, off)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if hash < len(rest) {
 			frag, err := normalize(rest[hash+1:], off+hash+1)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			u.Fragment, u.HasFragment = frag, true
 			rest, raw = rest[:hash], rest[:hash]
@@ -248,7 +252,7 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 			rest = encodeBad(rest, bad)
 		}
 	} else if err := checkXchars(rest, off); err != nil {
-		return err
+		return nil, err
 	}
 	u.Path = rest
 	if info != nil {
@@ -257,10 +261,10 @@ func (p Parser) parse(pr *parsed, s string) *Error {
 				// The offset is in the encoded path: map it back.
 				err.Offset = off + rawOffset(raw, err.Offset-off)
 			}
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return u, nil
 }
 
 // rawOffset maps offset n in the lenient encoding of raw (see encodeBad)
@@ -303,8 +307,8 @@ type loginScan struct {
 	fast           bool
 }
 
-func (p Parser) parseLogin(pr *parsed, login string, ls loginScan, off int, info *Scheme) *Error {
-	u := &pr.u
+// u.User, when at >= 0, points at the Userinfo to fill.
+func (p Parser) parseLogin(u *URL, login string, ls loginScan, off int, info *Scheme) *Error {
 	at := ls.at
 	if at >= 0 {
 		if !p.Lenient && info != nil && !loginAllowed(u.Scheme) {
@@ -323,9 +327,7 @@ func (p Parser) parseLogin(pr *parsed, login string, ls loginScan, off int, info
 		if err != nil {
 			return err
 		}
-		// Parse links the Userinfo into the URL once both are on the heap.
-		pr.ui = Userinfo{Username: dn, Password: dp, HasPassword: hasPass}
-		pr.hasUser = true
+		*u.User = Userinfo{Username: dn, Password: dp, HasPassword: hasPass}
 		off += at + 1
 		login = login[at+1:]
 	}
@@ -568,6 +570,14 @@ func normalize(s string, off int) (string, *Error) {
 // It refuses control characters.
 func scanLenient(s string, off int) (hash, bad int, err *Error) {
 	for i := 0; i < len(s); i++ {
+		// Eight xchars at a time, the common case.
+		for i+8 <= len(s) && class[s[i]]&class[s[i+1]]&class[s[i+2]]&class[s[i+3]]&
+			class[s[i+4]]&class[s[i+5]]&class[s[i+6]]&class[s[i+7]]&cXchar != 0 {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if class[c]&(cUnreserved|cReserved) != 0 {
 			continue
