@@ -158,8 +158,7 @@ func (p Parser) parse(s string) (*URL, *Error) {
 	scan:
 		for i := 0; i < len(rest); i++ {
 			// Eight host bytes at a time, the common case.
-			for i+8 <= len(rest) && class[rest[i]]&class[rest[i+1]]&class[rest[i+2]]&class[rest[i+3]]&
-				class[rest[i+4]]&class[rest[i+5]]&class[rest[i+6]]&class[rest[i+7]]&cHostLoose != 0 {
+			for i+8 <= len(rest) && all8(rest[i:i+8], cHostLoose) {
 				i += 8
 			}
 			if i >= len(rest) {
@@ -265,6 +264,15 @@ func (p Parser) parse(s string) (*URL, *Error) {
 		}
 	}
 	return u, nil
+}
+
+// all8 reports whether each of the eight bytes of s has a bit of mask.
+func all8(s string, mask uint16) bool {
+	if len(s) != 8 {
+		return false
+	}
+	return class[s[0]]&class[s[1]]&class[s[2]]&class[s[3]]&
+		class[s[4]]&class[s[5]]&class[s[6]]&class[s[7]]&mask != 0
 }
 
 // rawOffset maps offset n in the lenient encoding of raw (see encodeBad)
@@ -571,8 +579,7 @@ func normalize(s string, off int) (string, *Error) {
 func scanLenient(s string, off int) (hash, bad int, err *Error) {
 	for i := 0; i < len(s); i++ {
 		// Eight xchars at a time, the common case.
-		for i+8 <= len(s) && class[s[i]]&class[s[i+1]]&class[s[i+2]]&class[s[i+3]]&
-			class[s[i+4]]&class[s[i+5]]&class[s[i+6]]&class[s[i+7]]&cXchar != 0 {
+		for i+8 <= len(s) && all8(s[i:i+8], cXchar) {
 			i += 8
 		}
 		if i >= len(s) {
