@@ -8,6 +8,12 @@
 // encodes it. Either way the parsed URL keeps the distinctions the RFC
 // draws: no user versus an empty user, an explicit versus a default port, the
 // raw (encoded) path versus its decoded parts.
+//
+// Extract finds URLs in free text as the RFC's appendix recommends
+// ("<URL:...>" wrappers, white space and hyphens at line breaks).
+//
+// Parsing allocates once per URL (the URL, with its Userinfo when it has
+// one) unless a lenient parser must encode something.
 package url
 
 import (
@@ -711,17 +717,26 @@ func (u *URL) format(redact bool) string {
 
 // redactRaw hides the password of a URL that may not parse, for error
 // messages: the text between the first ':' after "//" and the last '@'
-// before the next '/'.
+// before the next '/'. When no '@' stands before that '/', a password with
+// an unencoded '/' may still run on to a later '@' (before any '?' or
+// '#'), so that reading is redacted too: an error message may hide too
+// much, never a password.
 func redactRaw(s string) string {
 	i := strings.Index(s, "//")
 	if i < 0 {
 		return s
 	}
 	auth := s[i+2:]
-	if j := strings.IndexByte(auth, '/'); j >= 0 {
+	if j := strings.IndexAny(auth, "?#"); j >= 0 {
 		auth = auth[:j]
 	}
-	at := strings.LastIndexByte(auth, '@')
+	at := -1
+	if j := strings.IndexByte(auth, '/'); j >= 0 {
+		at = strings.LastIndexByte(auth[:j], '@')
+	}
+	if at < 0 {
+		at = strings.LastIndexByte(auth, '@')
+	}
 	if at < 0 {
 		return s
 	}
