@@ -718,8 +718,8 @@ func (u *URL) format(redact bool) string {
 // redactRaw hides the password of a URL that may not parse, for error
 // messages: the text between the first ':' after "//" and the last '@'
 // before the next '/'. When no '@' stands before that '/', a password with
-// an unencoded '/' may still run on to a later '@' (before any '?' or
-// '#'), so that reading is redacted too: an error message may hide too
+// an unencoded '/' may still run on to a later '@' (before any '#'), so
+// that reading is redacted too: an error message may hide too
 // much, never a password.
 func redactRaw(s string) string {
 	i := strings.Index(s, "//")
@@ -727,7 +727,7 @@ func redactRaw(s string) string {
 		return s
 	}
 	auth := s[i+2:]
-	if j := strings.IndexAny(auth, "?#"); j >= 0 {
+	if j := strings.IndexByte(auth, '#'); j >= 0 {
 		auth = auth[:j]
 	}
 	at := -1
