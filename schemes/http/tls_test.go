@@ -114,3 +114,23 @@ func TestConnectionReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestAbortedStreams cuts a body mid-way over HTTP/1.1 (connection
+// closed) and HTTP/2 (stream reset): both are Kind Incomplete.
+func TestAbortedStreams(t *testing.T) {
+	fn := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000000")
+		w.Write(bigBody[:5000])
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}
+	plain := server(t, fn)
+	secure, trust := tlsServer(t, fn)
+	h := newHandler(t)
+	for _, base := range []string{plain.URL, secure.URL} {
+		_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), TLS: trust})
+		if !errors.Is(err, fetch.Incomplete) || len(body) != 5000 {
+			t.Errorf("%s: %d bytes, %v (kind %v); want 5000 and Incomplete", base, len(body), err, fetch.KindOf(err))
+		}
+	}
+}
