@@ -1,0 +1,457 @@
+package prospero
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/url"
+)
+
+// TestMain fails the run when goroutines outlive the tests.
+func TestMain(m *testing.M) {
+	before := runtime.NumGoroutine()
+	code := m.Run()
+	if code == 0 {
+		for i := 0; ; i++ {
+			n := runtime.NumGoroutine()
+			if n <= before {
+				break
+			}
+			if i == 100 {
+				buf := make([]byte, 1<<20)
+				fmt.Fprintf(os.Stderr, "%d goroutines leaked:\n%s\n", n-before, buf[:runtime.Stack(buf, true)])
+				code = 1
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	os.Exit(code)
+}
+
+// quick is a Handler that re-sends after 10 ms, so that loss costs little.
+func quick() *Handler { return &Handler{Retransmit: 10 * time.Millisecond} }
+
+func mustParse(t testing.TB, s string) *url.URL {
+	t.Helper()
+	u, err := url.ParseLenient(s)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", s, err)
+	}
+	return u
+}
+
+// get fetches raw with h and reads the whole body.
+func get(t testing.TB, h *Handler, raw string, idle time.Duration) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req := &fetch.Request{URL: mustParse(t, raw), IdleTimeout: idle}
+	res, err := h.Fetch(ctx, req)
+	if err != nil {
+		if res != nil {
+			t.Errorf("Fetch(%s) returned a Resource with error %v", raw, err)
+		}
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
+func simURL(s *simServer, hsoname string) string {
+	return "prospero://" + s.addr() + "/" + hsoname
+}
+
+// TestFetchReadme is the acceptance case: fetch
+// prospero://HOST:PORT//srv/prospero/README returns the file.
+func TestFetchReadme(t *testing.T) {
+	s := newSimServer(t, simReplies(t))
+	s.start()
+	res, body, err := get(t, quick(), simURL(s, "/srv/prospero/README"), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fixture(t, "README"); string(body) != string(want) {
+		t.Errorf("body = %q, want %q", body, want)
+	}
+	if res.Kind != fetch.KindFile || res.Size != 35 || !res.ModTime.Equal(time.Date(2026, 11, 22, 5, 11, 20, 0, time.UTC)) {
+		t.Errorf("resource = kind %v size %d modtime %v", res.Kind, res.Size, res.ModTime)
+	}
+	reqs, _, acks := s.log()
+	want := []string{"GET-OBJECT-INFO #ALL ASCII /srv/prospero/README 0", "GET-OBJECT-INFO CONTENTS ASCII /srv/prospero/README"}
+	if !slices.Equal(reqs, want) {
+		t.Errorf("requests = %q, want %q", reqs, want)
+	}
+	if len(acks) != 0 {
+		t.Errorf("ACKs %v after one-packet replies, want none (as the real clients)", acks)
+	}
+}
+
+func TestFetch(t *testing.T) {
+	replies := simReplies(t)
+	replies["GET-OBJECT-INFO #ALL ASCII /etc/passwd 0"] = []byte("FAILURE NOT-AUTHORIZED\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/pub 0"] = replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero 0"]
+	replies["DIRECTORY ASCII /srv/prospero/pub\nLIST '' COMPONENTS"] = []byte(
+		"LINK  L FILE big.txt INTERNET-D LOCALHOST(21525) ASCII '/srv/prospero/pub/big.txt' 0\n" +
+			"LINK  L FILE huge.txt INTERNET-D LOCALHOST(21525) ASCII '/srv/prospero/pub/huge.txt' 0\n" +
+			"LINK  L DIRECTORY docs INTERNET-D LOCALHOST(21525) ASCII '/srv/prospero/pub/docs' 0\n" +
+			"LINK  L FILE far INTERNET-D FAR.EXAMPLE.ORG ASCII '/x y;z' 3\n" +
+			"LINK  L FILE odd INTERNET-D FAR.EXAMPLE.ORG(999) ASCII '/odd' 0\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/local 0"] = []byte("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE LOCAL '' '' '' ''\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/bogus 0"] = []byte("ERROR Unknown message: BOGUS-COMMAND foo\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/junk 0"] = []byte("HELLO there\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/quote 0"] = []byte("ATTRIBUTE OBJECT INTRINSIC SIZE SEQUENCE 'open\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/empty 0"] = []byte(
+		"ATTRIBUTE OBJECT INTRINSIC SIZE SEQUENCE 0' bytes'\nATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE PROSPERO-CONTENTS '' '' '' ''\n")
+	replies["GET-OBJECT-INFO CONTENTS ASCII /srv/prospero/empty"] = []byte("ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA ''\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/gone 0"] = replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/empty 0"]
+	replies["GET-OBJECT-INFO CONTENTS ASCII /srv/prospero/gone"] = []byte("NONE-FOUND\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/cut 0"] = replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/empty 0"]
+	replies["GET-OBJECT-INFO CONTENTS ASCII /srv/prospero/cut"] = []byte("ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA abc' def\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/v 7"] = replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/empty 0"]
+	replies["GET-OBJECT-INFO CONTENTS ASCII /srv/prospero/v 7"] = []byte("ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA seven\n")
+	s := newSimServer(t, replies)
+	s.start()
+	host := s.addr()
+	tests := []struct {
+		hsoname string
+		want    string // the body; "@path" names a fixture
+		kind    fetch.ResourceKind
+		err     fetch.Kind
+	}{
+		{hsoname: "/srv/prospero/README", want: "@README"},
+		{hsoname: "/srv/prospero/pub/big.txt", want: "@pub/big.txt"},
+		{hsoname: "/srv/prospero/pub/huge.txt", want: "@pub/huge.txt"},
+		{hsoname: "/srv/prospero/pub/docs/one.txt", want: "@pub/docs/one.txt"},
+		{hsoname: "/srv/prospero/empty", want: ""},
+		{hsoname: "/srv/prospero/v;OBJECT-VERSION=7", want: "seven"},
+		// §5 of prospero.md: a directory's links, in the server's order; a
+		// server calling itself LOCALHOST is the one reached over loopback.
+		{hsoname: "/srv/prospero", kind: fetch.KindDirectory, want: "" +
+			"prospero://" + host + "//srv/prospero/README\n" +
+			"prospero://" + host + "//srv/prospero/pub\n"},
+		{hsoname: "/srv/prospero/pub/docs", kind: fetch.KindDirectory, want: "" +
+			"prospero://" + host + "//srv/prospero/pub/docs/two.txt\n" +
+			"prospero://" + host + "//srv/prospero/pub/docs/one.txt\n"},
+		{hsoname: "/srv/prospero/pub", kind: fetch.KindDirectory, want: "" +
+			"prospero://" + host + "//srv/prospero/pub/big.txt\n" +
+			"prospero://" + host + "//srv/prospero/pub/huge.txt\n" +
+			"prospero://" + host + "//srv/prospero/pub/docs\n" +
+			"prospero://far.example.org//x%20y%3Bz;OBJECT-VERSION=3\n" +
+			"prospero://far.example.org:999//odd\n"},
+		{hsoname: "/srv/prospero/nope", err: fetch.NotFound},
+		{hsoname: "/etc/passwd", err: fetch.Auth},
+		{hsoname: "/srv/prospero/local", err: fetch.Unsupported},
+		{hsoname: "/srv/prospero/bogus", err: fetch.Protocol},
+		{hsoname: "/srv/prospero/junk", err: fetch.Protocol},
+		{hsoname: "/srv/prospero/quote", err: fetch.Protocol},
+		{hsoname: "/srv/prospero/gone", err: fetch.NotFound},
+		{hsoname: "/srv/prospero/cut", err: fetch.Protocol},
+		{hsoname: "/srv/prospero/unknown", err: fetch.Protocol}, // the server's ERROR Unknown message
+	}
+	for _, tt := range tests {
+		t.Run(tt.hsoname, func(t *testing.T) {
+			res, body, err := get(t, quick(), simURL(s, tt.hsoname), 5*time.Second)
+			if tt.err != 0 {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("Fetch(%s): %v (kind %v), want kind %v", tt.hsoname, err, fetch.KindOf(err), tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Fetch(%s): %v", tt.hsoname, err)
+			}
+			want := []byte(tt.want)
+			if strings.HasPrefix(tt.want, "@") {
+				want = fixture(t, tt.want[1:])
+			}
+			if string(body) != string(want) {
+				t.Errorf("Fetch(%s) body = %d bytes %.80q, want %d bytes %.80q", tt.hsoname, len(body), body, len(want), want)
+			}
+			if res.Kind != tt.kind {
+				t.Errorf("Fetch(%s) kind = %v, want %v", tt.hsoname, res.Kind, tt.kind)
+			}
+		})
+	}
+}
+
+func TestConformance(t *testing.T) {
+	replies := simReplies(t)
+	s := newSimServer(t, replies)
+	s.start()
+	fetchtest.Run(t, quick(), fetchtest.Cases{
+		Existing: simURL(s, "/srv/prospero/pub/huge.txt"),
+		Want:     fixture(t, "pub/huge.txt"),
+		Missing:  simURL(s, "/srv/prospero/nope"),
+		Parser:   url.Parser{Lenient: true},
+	})
+}
+
+// TestWindowAcks checks the ACKs of a 59-packet reply: one at each
+// please-ACK (16, 32, 48) and one when complete.
+func TestWindowAcks(t *testing.T) {
+	s := newSimServer(t, simReplies(t))
+	s.start()
+	if _, _, err := get(t, quick(), simURL(s, "/srv/prospero/pub/huge.txt"), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.completed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no final ACK")
+	}
+	_, resends, acks := s.log()
+	if want := []uint16{16, 32, 48, 59}; !slices.Equal(acks, want) || resends != 0 {
+		t.Errorf("ACKs %v with %d re-sent requests, want %v and none", acks, resends, want)
+	}
+}
+
+// TestLossAndReorder drops datagrams (the first try of packets 1, 5, 16,
+// 17, 40 and 59, and twice packet 33), swaps neighbours in every burst,
+// and still delivers the file byte for byte.
+func TestLossAndReorder(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		file    string
+		drop    map[uint16]int // seq → transmissions to drop
+		reorder bool
+		swap    bool
+	}{
+		{name: "drop", file: "huge.txt", drop: map[uint16]int{1: 1, 5: 1, 16: 1, 17: 1, 33: 2, 40: 1, 59: 1}},
+		{name: "reorder", file: "huge.txt", reorder: true},
+		{name: "both", file: "huge.txt", drop: map[uint16]int{2: 1, 16: 1, 31: 2, 58: 1}, reorder: true},
+		{name: "small-lost", file: "big.txt", drop: map[uint16]int{9: 3}},
+		{name: "swapped-cid", file: "huge.txt", swap: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSimServer(t, simReplies(t))
+			s.drop = func(seq uint16, n int) bool { return n <= tc.drop[seq] }
+			s.reorder, s.swapCID = tc.reorder, tc.swap
+			s.start()
+			_, body, err := get(t, quick(), simURL(s, "/srv/prospero/pub/"+tc.file), 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fixture(t, "pub/"+tc.file); string(body) != string(want) {
+				t.Errorf("got %d bytes, want %d", len(body), len(want))
+			}
+		})
+	}
+}
+
+// TestSilentServer: a server that never answers is a timeout within the
+// request's idle timeout, after re-sending the request with backoff.
+func TestSilentServer(t *testing.T) {
+	s := newSimServer(t, nil)
+	s.silent = true
+	s.start()
+	var trace strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req := &fetch.Request{URL: mustParse(t, simURL(s, "/srv/prospero/README")), IdleTimeout: 200 * time.Millisecond, Trace: fetch.NewTrace(&trace)}
+	_, err := quick().Fetch(ctx, req)
+	if !errors.Is(err, fetch.Timeout) {
+		t.Fatalf("Fetch from a silent server: %v (kind %v), want a timeout", err, fetch.KindOf(err))
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the fetch outlived its context")
+	}
+	if !strings.Contains(trace.String(), "re-sending the request") {
+		t.Errorf("no re-send in the trace:\n%s", trace.String())
+	}
+}
+
+// TestContextEndsWait: a cancelled context ends the wait at once, whatever
+// the idle timeout.
+func TestContextEndsWait(t *testing.T) {
+	s := newSimServer(t, nil)
+	s.silent = true
+	s.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := (&Handler{}).Fetch(ctx, &fetch.Request{URL: mustParse(t, simURL(s, "/srv/prospero/README"))})
+	if !errors.Is(err, fetch.Timeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Fetch with an expiring context: %v (kind %v), want the context's deadline", err, fetch.KindOf(err))
+	}
+}
+
+// TestWaitNotice: a server's "still working" notice is honoured.
+func TestWaitNotice(t *testing.T) {
+	s := newSimServer(t, simReplies(t))
+	s.waitNotice = 1
+	s.start()
+	var trace strings.Builder
+	ctx := context.Background()
+	req := &fetch.Request{URL: mustParse(t, simURL(s, "/srv/prospero/pub/big.txt")), Trace: fetch.NewTrace(&trace)}
+	res, err := quick().Fetch(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || string(b) != string(fixture(t, "pub/big.txt")) {
+		t.Fatalf("read %d bytes, %v", len(b), err)
+	}
+	if !strings.Contains(trace.String(), "asks for 1s more") {
+		t.Errorf("wait notice not traced:\n%s", trace.String())
+	}
+}
+
+func TestHead(t *testing.T) {
+	s := newSimServer(t, simReplies(t))
+	s.start()
+	for _, tc := range []struct {
+		hsoname string
+		kind    fetch.ResourceKind
+		size    int64
+	}{
+		{"/srv/prospero/README", fetch.KindFile, 35},
+		{"/srv/prospero/pub/huge.txt", fetch.KindFile, 73200},
+		{"/srv/prospero", fetch.KindDirectory, -1},
+	} {
+		req := &fetch.Request{URL: mustParse(t, simURL(s, tc.hsoname)), Head: true}
+		res, err := quick().Fetch(context.Background(), req)
+		if err != nil {
+			t.Fatalf("Head %s: %v", tc.hsoname, err)
+		}
+		if res.Body != fetch.NoBody || res.Kind != tc.kind || res.Size != tc.size {
+			t.Errorf("Head %s = kind %v size %d, want %v %d and no body", tc.hsoname, res.Kind, res.Size, tc.kind, tc.size)
+		}
+		res.Body.Close()
+	}
+	reqs, _, _ := s.log()
+	for _, r := range reqs {
+		if !strings.HasPrefix(r, "GET-OBJECT-INFO #ALL") {
+			t.Errorf("Head sent %q", r)
+		}
+	}
+}
+
+func TestPlan(t *testing.T) {
+	tests := []struct {
+		url  string
+		user string
+		want []string
+		err  fetch.Kind
+	}{
+		{url: "prospero://h:21525//srv/prospero/README", want: []string{
+			"VERSION 5", "AUTHENTICATE '' UNAUTHENTICATED anonymous", "GET-OBJECT-INFO #ALL ASCII /srv/prospero/README 0"}},
+		{url: "prospero://h/a%20b%27c;OBJECT-VERSION=2;other=x", user: "ann", want: []string{
+			"VERSION 5", "AUTHENTICATE '' UNAUTHENTICATED ann", "GET-OBJECT-INFO #ALL ASCII 'a b''c' 2"}},
+		{url: "prospero://h/", want: []string{
+			"VERSION 5", "AUTHENTICATE '' UNAUTHENTICATED anonymous", "GET-OBJECT-INFO #ALL ASCII '' 0"}},
+		{url: "prospero://h/a%0Ab", err: fetch.Refused},
+		{url: "prospero://h/a%00b", err: fetch.Refused},
+		{url: "prospero://h/a;OBJECT-VERSION=1%202", err: fetch.Malformed},
+	}
+	for _, tt := range tests {
+		req := &fetch.Request{URL: mustParse(t, tt.url)}
+		if tt.user != "" {
+			req.User = url.User(tt.user)
+		}
+		got, err := (&Handler{}).Plan(req)
+		if tt.err != 0 {
+			if !errors.Is(err, tt.err) {
+				t.Errorf("Plan(%s): %v, want kind %v", tt.url, err, tt.err)
+			}
+			// Fetch refuses the same before sending anything.
+			if _, err := (&Handler{}).Fetch(context.Background(), req); !errors.Is(err, tt.err) {
+				t.Errorf("Fetch(%s): %v, want kind %v", tt.url, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("Plan(%s) = %q, %v; want %q", tt.url, got, err, tt.want)
+		}
+	}
+}
+
+func TestForwarded(t *testing.T) {
+	far := newSimServer(t, simReplies(t))
+	far.start()
+	_, farPort, _ := strings.Cut(far.addr(), ":")
+	near := newSimServer(t, map[string][]byte{
+		"GET-OBJECT-INFO #ALL ASCII /moved 0": []byte("FORWARDED INTERNET-D 127.0.0.1(" + farPort + ") ASCII /srv/prospero/README 0\n"),
+		"GET-OBJECT-INFO #ALL ASCII /loop 0":  []byte("FORWARDED INTERNET-D LOCALHOST(1) ASCII /loop 0\n"),
+		"GET-OBJECT-INFO #ALL ASCII /bad 0":   []byte("FORWARDED INTERNET-D 127.0.0.1(25) ASCII /x 0\n"),
+	})
+	near.start()
+	_, body, err := get(t, quick(), simURL(near, "/moved"), 5*time.Second)
+	if err != nil || string(body) != string(fixture(t, "README")) {
+		t.Errorf("following FORWARDED: %q, %v", body, err)
+	}
+	if _, _, err := get(t, quick(), simURL(near, "/loop"), 5*time.Second); !errors.Is(err, fetch.Protocol) {
+		t.Errorf("a FORWARDED loop: %v, want a protocol error", err)
+	}
+	if _, _, err := get(t, quick(), simURL(near, "/bad"), 5*time.Second); !errors.Is(err, fetch.Refused) {
+		t.Errorf("FORWARDED to SMTP's port: %v, want refused", err)
+	}
+	reqs, _, _ := near.log()
+	if n := strings.Count(strings.Join(reqs, "\n"), "/loop"); n != 4 {
+		t.Errorf("the loop was asked %d times, want 4 (the request and 3 forwards)", n)
+	}
+}
+
+func TestAFTP(t *testing.T) {
+	s := newSimServer(t, map[string][]byte{
+		"GET-OBJECT-INFO #ALL ASCII /f 0":  []byte("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE AFTP INTERNET-D FTP.EXAMPLE.ORG ASCII '/pub/a file.txt' BINARY\n"),
+		"GET-OBJECT-INFO #ALL ASCII /g 0":  []byte("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE AFTP '' '' '' '' ASCII\n"),
+		"GET-OBJECT-INFO #ALL ASCII /nl 0": []byte("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE AFTP INTERNET-D h ASCII 'a\nb' BINARY\n"),
+	})
+	s.start()
+	var got []string
+	h := quick()
+	h.Follow = func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		got = append(got, req.URL.String())
+		if req.User != nil {
+			t.Errorf("Follow got the prospero request's credentials")
+		}
+		return &fetch.Resource{URL: req.URL, Body: io.NopCloser(strings.NewReader("via ftp")), Size: -1}, nil
+	}
+	for _, hso := range []string{"/f", "/g"} {
+		req := &fetch.Request{URL: mustParse(t, simURL(s, hso)), User: url.User("ann")}
+		res, err := h.Fetch(context.Background(), req)
+		if err != nil {
+			t.Fatalf("Fetch(%s): %v", hso, err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if string(b) != "via ftp" {
+			t.Errorf("body %q", b)
+		}
+	}
+	want := []string{"ftp://ftp.example.org/%2Fpub/a%20file.txt;type=i", "ftp://127.0.0.1/%2Fg;type=a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("followed %q, want %q", got, want)
+	}
+	if _, _, err := get(t, quick(), simURL(s, "/f"), 5*time.Second); !errors.Is(err, fetch.Unsupported) {
+		t.Errorf("AFTP without Follow: %v, want unsupported", err)
+	}
+	if _, _, err := get(t, h, simURL(s, "/nl"), 5*time.Second); !errors.Is(err, fetch.Refused) {
+		t.Errorf("AFTP path with LF: %v, want refused", err)
+	}
+}
+
+// TestUnreachable: an ICMP port-unreachable is a connect failure, not a
+// long wait.
+func TestUnreachable(t *testing.T) {
+	s := newSimServer(t, nil)
+	addr := s.addr()
+	s.conn.Close()
+	s.start() // returns at once: the socket is closed
+	_, _, err := get(t, quick(), "prospero://"+addr+"//x", 2*time.Second)
+	if !errors.Is(err, fetch.Connect) && !errors.Is(err, fetch.Timeout) {
+		t.Errorf("Fetch from a closed port: %v (kind %v), want connect (or timeout)", err, fetch.KindOf(err))
+	}
+}
