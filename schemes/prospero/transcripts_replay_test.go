@@ -150,3 +150,45 @@ func TestTranscripts(t *testing.T) {
 		})
 	}
 }
+
+// TestTranscriptVLS replays the real vls client's two requests, with cids
+// n and n+1 on one socket; each reply starts with the VERSION line that
+// vls's bare VERSION asked for, which the listing skips.
+func TestTranscriptVLS(t *testing.T) {
+	r := newReplayer(t, "vls")
+	r.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	h := quick()
+	req := &fetch.Request{URL: mustParse(t, "prospero://"+r.addr()+"/x"), IdleTimeout: 5 * time.Second}
+	tg, _ := targetOf(req.URL)
+	s, err := h.dial(ctx, req, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	var got []string
+	for _, lines := range [][]string{
+		{"DIRECTORY ASCII '/srv/prospero'", "LIST '' COMPONENTS pub/docs"},
+		{"DIRECTORY ASCII '/srv/prospero/pub/docs'", "LIST LEXPAND COMPONENTS"},
+	} {
+		m, err := h.ask(s, req, lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &listBody{s: s, br: bufio.NewReader(m), dir: tg}
+		out, err := io.ReadAll(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(out))
+	}
+	host := r.addr()
+	want := []string{
+		"prospero://" + host + "//srv/prospero/pub/docs\n",
+		"prospero://" + host + "//srv/prospero/pub/docs/two.txt\nprospero://" + host + "//srv/prospero/pub/docs/one.txt\n",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("listings %q, want %q", got, want)
+	}
+}
