@@ -1,0 +1,101 @@
+package ftp
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rfc1738/fetch/url"
+)
+
+// maxEntry bounds one name of a listing read by WriteListing.
+const maxEntry = 64 << 10
+
+// EntryURL returns the URL of one name of the NLST listing that dir (an ftp
+// or ftps URL naming a directory) produced. NLST names are relative to the
+// directory the URL's <cwd> segments lead to: for "ftp://h/pub/" the name
+// "a.txt" is "ftp://h/pub/a.txt"; for "ftp://h/pub;type=d" servers answer
+// "pub/a.txt" (vsftpd) or "a.txt" (others), both "ftp://h/pub/a.txt". An
+// absolute name ("/x/y") becomes "%2Fx/y". The URL keeps the user but never
+// the password. Whether the name is a file or a directory a name list does
+// not say: the URL names it as a file.
+func EntryURL(dir *url.URL, name string) string {
+	v := dir.FTP()
+	var segs []string
+	switch {
+	case strings.HasPrefix(name, "/"):
+		rest := strings.Split(name[1:], "/")
+		rest[0] = "/" + rest[0]
+		segs = rest
+	default:
+		segs = append(segs, v.Cwd...)
+		if v.Name != "" && name != v.Name && !strings.HasPrefix(name, v.Name+"/") {
+			segs = append(segs, v.Name)
+		}
+		segs = append(segs, strings.Split(name, "/")...)
+	}
+	var b strings.Builder
+	b.WriteString(dir.Scheme)
+	b.WriteString("://")
+	if dir.User != nil {
+		b.WriteString(url.EscapeUserinfo(dir.User.Username))
+		b.WriteByte('@')
+	}
+	if strings.IndexByte(dir.Host, ':') >= 0 {
+		b.WriteString("[" + dir.Host + "]")
+	} else {
+		b.WriteString(dir.Host)
+	}
+	if dir.Port != 0 {
+		b.WriteString(":" + strconv.Itoa(dir.Port))
+	}
+	for _, s := range segs {
+		b.WriteByte('/')
+		b.WriteString(url.EscapeSegment(s))
+	}
+	return b.String()
+}
+
+// WriteListing renders an NLST listing read from r (a Body of Kind
+// directory from dir) for reading, as the CLI's --menu does: one line per
+// name, "name <url>", with control characters in names shown as '?'. Names
+// longer than 64 KiB are cut. It returns the first error reading r or
+// writing w; the caller closes r.
+func WriteListing(w io.Writer, r io.Reader, dir *url.URL) error {
+	br := bufio.NewReaderSize(r, 4096)
+	bw := bufio.NewWriter(w)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) <= maxEntry {
+			line = append(line, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if name := strings.TrimRight(string(line), "\r\n"); name != "" {
+			fmt.Fprintf(bw, "%s <%s>\n", sanitize(name), EntryURL(dir, name))
+		}
+		line = line[:0]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			bw.Flush()
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// sanitize shows control characters as '?'.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
