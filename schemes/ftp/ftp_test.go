@@ -200,7 +200,7 @@ func TestPasswordPrompt(t *testing.T) {
 	defer h.Close()
 	u := "ftp://bob@" + s.addr() + "/f.bin"
 	_, _, err := get(t, h, req(t, u))
-	if !errors.Is(err, fetch.Auth) || !strings.Contains(err.Error(), "password") {
+	if !errors.Is(err, fetch.Auth) || !errors.Is(err, ErrNeedPassword) {
 		t.Fatalf("without a prompt: %v, want an Auth error asking for a password", err)
 	}
 	var asked []string

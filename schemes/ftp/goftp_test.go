@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -120,6 +119,13 @@ func TestGoftpServer(t *testing.T) {
 				t.Errorf("fetch %s: commands %q\nwant %q", s.url, got, s.want)
 			}
 		}
+		// goftp refuses an empty CWD (553), but it is sent as the RFC says.
+		if _, _, err := get(t, h, req(t, base+"//top.bin")); err == nil {
+			t.Errorf("an empty CWD succeeded on goftp")
+		}
+		if got := rec.take(); !slices.Contains(got, "CWD ") && !slices.Contains(got, "CWD") {
+			t.Errorf("no empty CWD sent: %q", got)
+		}
 		h.Close()
 	})
 
@@ -163,5 +169,4 @@ func TestGoftpServer(t *testing.T) {
 		})
 		rec.take()
 	})
-	_ = strings.TrimSpace
 }

@@ -3,6 +3,7 @@ package ftp
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -14,6 +15,12 @@ import (
 // nor FETCH_FTP_PASSWORD gives one: an e-mail address, as RFC 1738 §3.2.1
 // asks, that names no one.
 const defaultAnonPassword = "fetch@example.com"
+
+// ErrNeedPassword is the cause of the Kind Auth error Fetch returns when
+// the URL names a user without a password, the server asks for one, and
+// the request has no Prompt to ask the user: a caller can test for it with
+// errors.Is, get a password, and fetch again with Request.User set.
+var ErrNeedPassword = errors.New("the server asks for a password")
 
 // login is who logs in, and with what (RFC 1738 §3.2.1).
 type login struct {
@@ -187,7 +194,7 @@ func (c *ctrl) authenticate(req *fetch.Request, lg login) error {
 	pass := lg.pass
 	if !lg.hasPass {
 		if req.Prompt == nil {
-			return fetch.Errorf(fetch.Auth, "the server asks for a password for user %q and none was given (use -u USER:PASS or --netrc)", lg.user)
+			return fetch.Errorf(fetch.Auth, "%w for user %q and none was given (use -u USER:PASS or --netrc)", ErrNeedPassword, lg.user)
 		}
 		p, err := req.Prompt(fmt.Sprintf("Password for %s@%s", lg.user, req.URL.Host), true)
 		if err != nil {
