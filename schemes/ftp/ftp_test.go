@@ -249,6 +249,24 @@ func TestResume(t *testing.T) {
 	}
 }
 
+func TestResumeAtOrPastTheEnd(t *testing.T) {
+	s := newFakeServer(t)
+	s.files["/f.bin"] = []byte("0123456789")
+	s.start()
+	h := &Handler{}
+	defer h.Close()
+	r := req(t, "ftp://"+s.addr()+"/f.bin")
+	r.Offset = 10
+	res, body, err := get(t, h, r)
+	if err != nil || len(body) != 0 || res.Offset != 10 || res.Size != 0 {
+		t.Errorf("resume at the end: %q, %v, %+v", body, err, res)
+	}
+	r.Offset = 11
+	if _, _, err := get(t, h, r); err == nil {
+		t.Errorf("resume past the end: no error")
+	}
+}
+
 func TestResumeRefused(t *testing.T) {
 	s := newFakeServer(t)
 	s.files["/f.bin"] = []byte("0123456789")

@@ -220,7 +220,12 @@ func (h *Handler) run(ctx context.Context, c *ctrl, req *fetch.Request, j job, k
 		return res, nil
 	}
 	offset := req.Offset
-	if offset > 0 && size >= 0 && offset >= size && j.typ == "I" {
+	if offset > 0 && size >= 0 && offset > size && j.typ == "I" {
+		h.release(key, c, true)
+		handed = true
+		return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the file has only %d (SIZE)", offset, size)
+	}
+	if offset > 0 && size >= 0 && offset == size && j.typ == "I" {
 		// Nothing is left to fetch.
 		res.Offset, res.Size = size, 0
 		h.release(key, c, true)
