@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -99,3 +100,90 @@ func sanitize(s string) string {
 		return r
 	}, s)
 }
+
+// listing turns an NLST stream into names one a line, each ending in '\n':
+// CR LF becomes LF, and a last line without an end gets one.
+type listing struct {
+	src  io.ReadCloser
+	buf  []byte
+	cr   bool // a CR was held back at the end of the last chunk
+	last byte
+	eof  error
+	tail []byte
+}
+
+func newListing(src io.ReadCloser) *listing {
+	return &listing{src: src, buf: make([]byte, 32<<10), last: '\n'}
+}
+
+func (l *listing) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		if len(l.tail) > 0 {
+			n := copy(p, l.tail)
+			l.tail = l.tail[n:]
+			return n, nil
+		}
+		if l.eof != nil {
+			return 0, l.eof
+		}
+		m := min(len(p), len(l.buf))
+		n, err := l.src.Read(l.buf[:m])
+		out := l.convert(l.buf[:n])
+		if err != nil {
+			l.eof = err
+			if errors.Is(err, io.EOF) {
+				if l.cr {
+					out = append(out, '\r')
+					l.cr, l.last = false, '\r'
+				}
+				if l.last != '\n' {
+					out = append(out, '\n')
+				}
+			}
+		}
+		l.tail = out
+		if len(out) == 0 && err == nil {
+			continue
+		}
+	}
+}
+
+// convert rewrites b in place, dropping each CR that precedes an LF.
+func (l *listing) convert(b []byte) []byte {
+	if len(b) == 0 {
+		return b
+	}
+	out := b[:0]
+	var lead []byte
+	if l.cr {
+		l.cr = false
+		if len(b) == 0 || b[0] != '\n' {
+			lead = []byte{'\r'}
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == '\r' {
+			if i+1 == len(b) {
+				l.cr = true
+				continue
+			}
+			if b[i+1] == '\n' {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	if lead != nil {
+		out = append(lead, out...)
+	}
+	if len(out) > 0 {
+		l.last = out[len(out)-1]
+	}
+	return out
+}
+
+func (l *listing) Close() error { return l.src.Close() }
