@@ -326,7 +326,7 @@ func (p Parser) parseLogin(u *URL, login string, ls loginScan, off int, info *Sc
 	at := ls.at
 	if at >= 0 {
 		if !p.Lenient && info != nil && !loginAllowed(u.Scheme) {
-			return &Error{Offset: off, Expected: "host (no user or password in a " + u.Scheme + " URL, RFC 1738 §5)"}
+			return &Error{Offset: off, Expected: "host (" + u.Scheme + " URLs have no user or password, RFC 1738 §5)"}
 		}
 		userinfo := login[:at]
 		name, pass, hasPass := userinfo, "", false
