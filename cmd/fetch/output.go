@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/rfc1738/fetch/url"
 )
@@ -79,6 +80,11 @@ func (f *fileOut) ReadFrom(r io.Reader) (int64, error) { return f.tmp.ReadFrom(r
 func (f *fileOut) commit() error {
 	t := f.tmp
 	f.tmp = nil
+	// A temporary file is created 0600; the result gets the usual 0644
+	// (less the umask, as for any new file) — as curl's output does.
+	if !f.resume {
+		t.Chmod(0o666 &^ umask())
+	}
 	if err := t.Close(); err != nil {
 		os.Remove(t.Name())
 		return err
@@ -145,4 +151,11 @@ func remoteName(u *url.URL) (string, error) {
 		return "", fmt.Errorf("-O: the URL's file name %q holds a path separator", name)
 	}
 	return name, nil
+}
+
+// umask returns the process's file mode creation mask.
+func umask() os.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return os.FileMode(m)
 }

@@ -261,3 +261,37 @@ machine b.example
 		}
 	}
 }
+
+// Outputs larger than a spool's memory share spill to disk and still reach
+// stdout whole and in order.
+func TestParallelLargeOutputs(t *testing.T) {
+	dir := t.TempDir()
+	var args []string
+	var want bytes.Buffer
+	for i, c := range []byte("abc") {
+		p := filepath.Join(dir, string(c))
+		data := bytes.Repeat([]byte{c}, spoolMem+1000*(i+1))
+		os.WriteFile(p, data, 0o644)
+		args = append(args, "file://"+p)
+		want.Write(data)
+	}
+	out, errs, code := fetchCmd(t, "", append([]string{"--parallel", "3"}, args...)...)
+	if code != 0 || out != want.String() {
+		t.Errorf("--parallel 3 of large files: %d bytes, exit %d (%s); want %d bytes in order", len(out), code, errs, want.Len())
+	}
+}
+
+// -o gives the file the usual mode, not the temporary file's 0600.
+func TestOutputMode(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.WriteFile(src, []byte("x"), 0o644)
+	dst := filepath.Join(dir, "dst")
+	if _, errs, code := fetchCmd(t, "", "-o", dst, "file://"+src); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	fi, err := os.Stat(dst)
+	if err != nil || fi.Mode().Perm() != 0o666&^umask() {
+		t.Errorf("mode of -o file = %v, %v; want %v", fi.Mode().Perm(), err, 0o666&^umask())
+	}
+}

@@ -120,7 +120,7 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 		out = p.wrap(cw)
 		defer p.done()
 	}
-	if e.cfg.menu && (res.Kind == fetch.KindMenu || res.Kind == fetch.KindList) {
+	if e.cfg.menu && (res.Kind == fetch.KindMenu || res.Kind == fetch.KindList || res.Kind == fetch.KindDirectory) {
 		err = renderMenu(out, res)
 	} else {
 		_, err = io.Copy(out, res.Body)
