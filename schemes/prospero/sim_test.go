@@ -39,10 +39,16 @@ type simServer struct {
 	resends  int      // repeated requests
 	acks     []uint16
 	sent     map[uint16]int
-	state    map[uint16]*simReply
+	state    map[simKey]*simReply
 	done     chan struct{}
 	// completed receives the cid of each reply whose final ACK arrived.
 	completed chan uint16
+}
+
+// simKey names one reply: the client's address and connection id.
+type simKey struct {
+	addr string
+	cid  uint16
 }
 
 type simReply struct {
@@ -56,7 +62,7 @@ func newSimServer(t testing.TB, replies map[string][]byte) *simServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &simServer{t: t, conn: c, replies: replies, sent: map[uint16]int{}, state: map[uint16]*simReply{}, done: make(chan struct{}), completed: make(chan uint16, 64)}
+	s := &simServer{t: t, conn: c, replies: replies, sent: map[uint16]int{}, state: map[simKey]*simReply{}, done: make(chan struct{}), completed: make(chan uint16, 64)}
 	t.Cleanup(func() { c.Close(); <-s.done })
 	return s
 }
@@ -82,7 +88,8 @@ func (s *simServer) run() {
 			continue
 		}
 		s.mu.Lock()
-		st := s.state[h.CID]
+		key := simKey{from.String(), h.CID}
+		st := s.state[key]
 		if h.Seq == 0 {
 			s.acks = append(s.acks, h.Rcvd)
 			if st == nil {
@@ -108,11 +115,11 @@ func (s *simServer) run() {
 			s.window(from, h.CID, st, st.acked > 0)
 			continue
 		}
-		key := strings.Join(commands(s.t, string(data)), "\n")
-		s.requests = append(s.requests, key)
-		reply, ok := s.replies[key]
+		cmd := strings.Join(commands(s.t, string(data)), "\n")
+		s.requests = append(s.requests, cmd)
+		reply, ok := s.replies[cmd]
 		if !ok {
-			reply = []byte("ERROR Unknown message: " + strings.ReplaceAll(key, "\n", " ") + "\n")
+			reply = []byte("ERROR Unknown message: " + strings.ReplaceAll(cmd, "\n", " ") + "\n")
 		}
 		st = &simReply{}
 		for len(reply) > 1250 {
@@ -120,7 +127,7 @@ func (s *simServer) run() {
 			reply = reply[1250:]
 		}
 		st.packets = append(st.packets, reply)
-		s.state[h.CID] = st
+		s.state[key] = st
 		s.mu.Unlock()
 		if s.waitNotice != 0 {
 			w := appendHeader(nil, header{Len: 11, CID: h.CID, Seq: 0, HasRcvd: true, Rcvd: 1, Wait: s.waitNotice, HasWait: true})
