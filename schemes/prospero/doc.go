@@ -4,17 +4,29 @@
 // port 1525.
 //
 // A URL prospero://host:port/hsoname;field=value names one object by its
-// host-specific object name. Handler asks the server for the object's
-// attributes (GET-OBJECT-INFO #ALL) and then delivers:
+// host-specific object name (an absolute name gives a double slash:
+// prospero://host//srv/README). Handler asks the server for the object's
+// attributes (GET-OBJECT-INFO #ALL, with the OBJECT-VERSION field as the
+// version, else 0) and then delivers:
 //
 //   - a file with the PROSPERO-CONTENTS access method: its bytes, fetched
-//     with GET-OBJECT-INFO CONTENTS and unquoted as they arrive;
+//     with GET-OBJECT-INFO CONTENTS and unquoted as the packets arrive;
 //   - a file with the AFTP access method: the ftp:// URL it names, fetched
 //     through Handler.Follow (the Client's FTP handler);
-//   - a directory (an object without access methods): its links, one
-//     prospero:// URL a line, in the server's order.
+//   - a directory (an object without access methods, as dirsrv serves
+//     them): its links, one prospero:// URL a line, in the server's order.
+//     dirsrv names itself in its links ("LOCALHOST(21525)"); a link to
+//     LOCALHOST from a server reached over the loopback is given the
+//     address the request used.
 //
-// The wire format follows the recordings of the Prospero Alpha.5.2a dirsrv;
-// see header.go for ARDP's variable header and ardp.go for the windowed,
-// retransmitting exchange.
+// FAILURE NOT-FOUND and NONE-FOUND are fetch.NotFound, FAILURE
+// NOT-AUTHORIZED is fetch.Auth, ERROR and malformed replies are
+// fetch.Protocol, and a server that stays silent is fetch.Timeout. A
+// FORWARDED reply is followed, at most Handler.MaxForwards times.
+//
+// ARDP is in header.go (the variable, truncatable header) and ardp.go
+// (reassembly by sequence number, ACKs, retransmission with backoff, wait
+// notices, the 16-packet window); the line protocol and its ' quoting are
+// in quote.go. The wire format follows recordings of the Prospero
+// Alpha.5.2a dirsrv, replayed by this package's tests.
 package prospero

@@ -53,10 +53,11 @@ func (h *Handler) maxForwards() int {
 }
 
 // preamble is the start of every request: the protocol version, and the
-// client's (unauthenticated) identity.
+// client's unauthenticated identity: the request's User (-u) or h.User.
+// A user in the URL is not used, for RFC 1738 §3.11 allows none.
 func (h *Handler) preamble(req *fetch.Request) []string {
 	user := h.User
-	if c := req.Credentials(); c != nil && c.Username != "" {
+	if c := req.User; c != nil && c.Username != "" {
 		user = c.Username
 	}
 	if user == "" {
@@ -105,7 +106,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	if err != nil {
 		return nil, err
 	}
-	if u := req.URL.User; u != nil {
+	if req.URL.User != nil {
 		req.Trace.Notef("prospero URLs carry no user name (RFC 1738 §3.11); ignoring it")
 	}
 	for hop := 0; ; hop++ {
