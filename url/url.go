@@ -115,7 +115,16 @@ func (p Parser) parse(s string) (*URL, *Error) {
 	// each component below: the scheme, login, path and fragment scans.
 	// scheme ":"
 	colon := -1
-	for i := 0; i < len(s); i++ {
+	var info *Scheme
+	fam, scheme := "", ""
+	// The common cases first: most URLs are http or https.
+	switch {
+	case len(s) >= 8 && s[:8] == "https://":
+		colon, info = 5, &schemes[10]
+	case len(s) >= 7 && s[:7] == "http://":
+		colon, info = 4, &schemes[1]
+	}
+	for i := 0; i < len(s) && info == nil; i++ {
 		c := s[i]
 		if c == ':' {
 			colon = i
@@ -134,9 +143,9 @@ func (p Parser) parse(s string) (*URL, *Error) {
 	if colon == 0 {
 		return nil, &Error{Offset: off, Expected: "scheme name"}
 	}
-	var info *Scheme
-	fam, scheme := "", ""
-	if i := schemeIndex(s[:colon]); i >= 0 {
+	if info != nil {
+		fam, scheme = "http", info.Name
+	} else if i := schemeIndex(s[:colon]); i >= 0 {
 		info = &schemes[i]
 		fam = families[i]
 		scheme = info.Name // static: no allocation for "HTTP:"
@@ -260,7 +269,8 @@ func (p Parser) parse(s string) (*URL, *Error) {
 		return nil, err
 	}
 	u.Path = rest
-	if info != nil {
+	// (A lenient parser checks nothing more for http, gopher and file.)
+	if info != nil && (!p.Lenient || (fam != "http" && fam != "gopher" && fam != "file")) {
 		if err := p.checkScheme(u, fam, off); err != nil {
 			if len(raw) != len(rest) && err.Offset >= off {
 				// The offset is in the encoded path: map it back.
