@@ -131,6 +131,10 @@ func TestFetch(t *testing.T) {
 	replies["GET-OBJECT-INFO CONTENTS ASCII /srv/prospero/cut"] = []byte("ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA abc' def\n")
 	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/v 7"] = replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/empty 0"]
 	replies["GET-OBJECT-INFO CONTENTS ASCII /srv/prospero/v 7"] = []byte("ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA seven\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/ver 0"] = replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/empty 0"]
+	replies["GET-OBJECT-INFO CONTENTS ASCII /srv/prospero/ver"] = []byte("VERSION 5 P53.17May94b\nATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA x'  y'\n")
+	replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/weird 0"] = replies["GET-OBJECT-INFO #ALL ASCII /srv/prospero/empty 0"]
+	replies["GET-OBJECT-INFO CONTENTS ASCII /srv/prospero/weird"] = []byte("ATTRIBUTE OBJECT INTRINSIC SIZE SEQUENCE 3\n")
 	s := newSimServer(t, replies)
 	s.start()
 	host := s.addr()
@@ -146,6 +150,8 @@ func TestFetch(t *testing.T) {
 		{hsoname: "/srv/prospero/pub/docs/one.txt", want: "@pub/docs/one.txt"},
 		{hsoname: "/srv/prospero/empty", want: ""},
 		{hsoname: "/srv/prospero/v;OBJECT-VERSION=7", want: "seven"},
+		{hsoname: "/srv/prospero/ver", want: "x  y"},
+		{hsoname: "/srv/prospero/weird", err: fetch.Protocol},
 		// §5 of prospero.md: a directory's links, in the server's order; a
 		// server calling itself LOCALHOST is the one reached over loopback.
 		{hsoname: "/srv/prospero", kind: fetch.KindDirectory, want: "" +
@@ -463,5 +469,22 @@ func TestUnreachable(t *testing.T) {
 	_, _, err := get(t, quick(), "prospero://"+addr+"//x", 2*time.Second)
 	if !errors.Is(err, fetch.Connect) && !errors.Is(err, fetch.Timeout) {
 		t.Errorf("Fetch from a closed port: %v (kind %v), want connect (or timeout)", err, fetch.KindOf(err))
+	}
+}
+
+// TestStalledReply: a reply that stops part-way (packet 5 never arrives,
+// however often the ACK of 4 is re-sent) is a timeout naming where it
+// stopped.
+func TestStalledReply(t *testing.T) {
+	s := newSimServer(t, simReplies(t))
+	s.drop = func(seq uint16, _ int) bool { return seq == 5 }
+	s.start()
+	_, _, err := get(t, quick(), simURL(s, "/srv/prospero/pub/big.txt"), 200*time.Millisecond)
+	if !errors.Is(err, fetch.Timeout) || !strings.Contains(err.Error(), "stopped after packet 4 of 9") {
+		t.Fatalf("stalled reply: %v (kind %v), want a timeout after packet 4", err, fetch.KindOf(err))
+	}
+	_, _, acks := s.log()
+	if len(acks) < 2 || acks[0] != 4 {
+		t.Errorf("ACKs %v, want ACK 4 re-sent", acks)
 	}
 }
