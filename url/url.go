@@ -227,16 +227,21 @@ func (p Parser) parse(s string) (*URL, *Error) {
 		if ls.colon >= end {
 			ls.colon = -1
 		}
-		if ls.at >= 0 {
-			x := new(urlWithUser)
-			x.URL.User = &x.ui
-			u = &x.URL
+		if ls.fast && ls.at < 0 && ls.bad < 0 && ls.colon < 0 && end > 0 {
+			// The common case: a lenient host name and nothing else.
+			u = &URL{Scheme: scheme, Hier: true, Host: rest[:end]}
 		} else {
-			u = new(URL)
-		}
-		u.Scheme, u.Hier = scheme, true
-		if err := p.parseLogin(u, rest[:end], ls, off, info); err != nil {
-			return nil, err
+			if ls.at >= 0 {
+				x := new(urlWithUser)
+				x.URL.User = &x.ui
+				u = &x.URL
+			} else {
+				u = new(URL)
+			}
+			u.Scheme, u.Hier = scheme, true
+			if err := p.parseLogin(u, rest[:end], ls, off, info); err != nil {
+				return nil, err
+			}
 		}
 		if end < len(rest) && rest[end] == '/' {
 			u.Slash = true
