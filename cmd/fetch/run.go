@@ -108,6 +108,9 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 		name, pass, hasPass := strings.Cut(c.user, ":")
 		cl.User = &url.Userinfo{Username: name, Password: pass, HasPassword: hasPass}
 	}
+	if c.schemes.TelnetAdvise == nil && !c.silent {
+		c.schemes.TelnetAdvise = stderr // RFC 1738 §3.8: the login is advisory, shown to the user
+	}
 	if c.schemes.HTTPUserAgent == "" {
 		c.schemes.HTTPUserAgent = "fetch/" + version
 	}

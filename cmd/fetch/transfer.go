@@ -29,6 +29,9 @@ func (e *runEnv) one(ctx context.Context, raw string, stdout io.Writer) int {
 		}
 	}
 	if e.cfg.dryRun {
+		if e.msg != nil {
+			req.Message = bytes.NewReader(e.msg)
+		}
 		return e.plan(req, stdout)
 	}
 

@@ -106,6 +106,9 @@ start() {
 
 	if ! id "$user" >/dev/null 2>&1; then
 		useradd -M -d "$dir/home" -s /bin/bash "$user"
+	else
+		# A user left by an earlier run points at that run's folder.
+		usermod -d "$dir/home" "$user"
 	fi
 	echo "$user:$pass" | chpasswd
 
