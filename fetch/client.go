@@ -33,7 +33,8 @@ type Client struct {
 	// Trace receives the protocol trace of every request; nil traces
 	// nothing.
 	Trace io.Writer
-	// User is used as credentials for URLs that carry none.
+	// User is used as credentials for URLs that carry none, except on hops
+	// (see Request.Hop).
 	User *url.Userinfo
 	// TLS configures TLS for the secure schemes; nil means the defaults.
 	TLS *tls.Config
@@ -156,7 +157,7 @@ func (c *Client) prepare(op string, req *Request) (Handler, error) {
 			return nil, c.decorate(op, u, Errorf(Unsupported, "scheme %q is not supported by this client", u.Scheme))
 		}
 	}
-	if req.User == nil {
+	if req.User == nil && !req.Hop {
 		req.User = c.User
 	}
 	if req.ConnectTimeout == 0 {

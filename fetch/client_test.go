@@ -160,3 +160,25 @@ func TestClientPlan(t *testing.T) {
 		t.Errorf("Plan of an unsafe URL = %v, want Refused", err)
 	}
 }
+
+// A hop (a redirect a handler follows) gets none of the Client's
+// credentials: they were given for the first host.
+func TestClientHopGetsNoCredentials(t *testing.T) {
+	var got []*url.Userinfo
+	c := &Client{User: url.UserPassword("joe", "pw")}
+	c.Register("ftp", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+		got = append(got, req.User)
+		return &Resource{Size: 0, Body: NoBody}, nil
+	}))
+	u, _ := url.Parse("ftp://h/f")
+	for _, hop := range []bool{false, true} {
+		res, err := c.Do(context.Background(), &Request{URL: u, Hop: hop})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	if got[0] == nil || got[0].Username != "joe" || got[1] != nil {
+		t.Errorf("credentials given = %v, %v; want joe's, then none on the hop", got[0], got[1])
+	}
+}

@@ -51,6 +51,12 @@ type Request struct {
 	URL *url.URL
 	// User holds credentials to use when the URL has none (-u, .netrc).
 	User *url.Userinfo
+	// Hop marks a request a handler makes on the way to another (an HTTP
+	// redirect, a Prospero AFTP referral) rather than one from the user.
+	// The Client lends a hop none of its own credentials (Client.User):
+	// they were given for the first host, not for wherever a server sends
+	// us next.
+	Hop bool
 	// Offset asks to resume at this byte offset (FTP REST, HTTP Range). A
 	// handler that honours it sets Resource.Offset.
 	Offset int64

@@ -164,6 +164,7 @@ func (h *Handler) crossScheme(ctx context.Context, req *fetch.Request, next *url
 	req.Trace.Notef("following the redirect to %s through its own handler", next.Redacted())
 	return h.Redirect(ctx, &fetch.Request{
 		URL:            next,
+		Hop:            true,
 		Offset:         req.Offset,
 		Head:           req.Head,
 		Trace:          req.Trace,

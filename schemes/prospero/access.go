@@ -77,5 +77,6 @@ func (h *Handler) followFTP(ctx context.Context, req *fetch.Request, t target, m
 	next := *req
 	next.URL = u
 	next.User = nil // the prospero request's credentials are not the FTP server's
+	next.Hop = true
 	return h.Follow(ctx, &next)
 }
