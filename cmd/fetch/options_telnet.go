@@ -1,16 +1,11 @@
 package main
 
 import (
-	"context"
-	"io"
-	"os"
-
 	"github.com/rfc1738/fetch/schemes/telnet"
 )
 
-// Options of the telnet scheme (RFC 1738 §3.8), and the interactive
-// terminal session: raw mode, every key to the server, Ctrl-] to quit, the
-// terminal restored on every way out (telnet.Interact).
+// Options of the telnet scheme (RFC 1738 §3.8); the session itself runs in
+// session.go.
 func init() {
 	schemeOptions = append(schemeOptions,
 		option{long: "telnet-login", help: "telnet: type the URL's user and password at the server's login and password prompts (default: only suggest them)",
@@ -20,7 +15,4 @@ func init() {
 		option{long: "telnet-password-prompt", arg: "REGEXP", help: "telnet: pattern of the password prompt (default `" + telnet.DefaultPasswordPrompt + "`)",
 			set: func(c *config, v string) error { c.schemes.TelnetPasswordPrompt = v; return nil }},
 	)
-	interactive = func(ctx context.Context, rw io.ReadWriter, stdout io.Writer) error {
-		return telnet.Interact(ctx, rw, os.Stdin, stdout)
-	}
 }

@@ -2,56 +2,26 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
+	"os"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/schemes/telnet"
 )
 
-// session runs an interactive session resource (telnet): stdin is sent to
-// the server and the server's output copied to stdout until either side
-// closes, the context ends, or --max-time passes.
+// session runs an interactive session resource (telnet, RFC 1738 §3.8). On
+// a terminal it is a real interactive session: raw mode, every key to the
+// server, Ctrl-] to quit, the terminal restored on every way out. Otherwise
+// stdin is sent to the server and its output copied to stdout until the
+// server closes, the context ends (--max-time), or, once stdin is
+// exhausted, the server has been quiet for telnet.DefaultLinger.
 func (e *runEnv) session(ctx context.Context, res *fetch.Resource) error {
 	rw, ok := res.Body.(io.ReadWriter)
 	if !ok {
 		return fetch.Errorf(fetch.Unsupported, "the session cannot be written to")
 	}
-	if e.isTerminal() {
-		return interactive(ctx, rw, e.stdout)
+	if f, ok := e.stdin.(*os.File); ok && e.isTerminal() {
+		return telnet.Interact(ctx, rw, f, e.stdout)
 	}
-	errc := make(chan error, 2)
-	go func() {
-		_, err := io.Copy(e.stdout, rw)
-		errc <- err
-	}()
-	go func() {
-		_, err := io.Copy(rw, e.stdin)
-		if err == nil {
-			err = errStdinClosed
-		}
-		errc <- err
-	}()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		err = fetch.Classify(context.Cause(ctx))
-	}
-	if errors.Is(err, errStdinClosed) {
-		// Our side is done: tell the server, when the session can, and
-		// collect what it still sends until it closes too (or the
-		// deadline passes).
-		if cw, ok := rw.(interface{ CloseWrite() error }); ok {
-			cw.CloseWrite()
-		}
-		select {
-		case err = <-errc:
-		case <-ctx.Done():
-			err = fetch.Classify(context.Cause(ctx))
-		}
-	}
-	res.Body.Close()
-	return err
+	return telnet.Pipe(ctx, rw, e.stdin, e.stdout, 0)
 }
-
-var errStdinClosed = errors.New("stdin closed")

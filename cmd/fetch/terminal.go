@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -49,20 +47,5 @@ func (e *runEnv) prompter() func(label string, secret bool) (string, error) {
 			return "", err
 		}
 		return strings.TrimRight(line, "\r\n"), nil
-	}
-}
-
-// interactive runs a session on the terminal. It is replaced by the telnet
-// package's raw-mode loop where that is wired; this plain version copies
-// both ways in line mode.
-var interactive = func(ctx context.Context, rw io.ReadWriter, stdout io.Writer) error {
-	errc := make(chan error, 2)
-	go func() { _, err := io.Copy(stdout, rw); errc <- err }()
-	go func() { _, err := io.Copy(rw, os.Stdin); errc <- err }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

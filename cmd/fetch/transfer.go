@@ -47,7 +47,7 @@ func (e *runEnv) one(ctx context.Context, raw string, stdout io.Writer) int {
 		if err == nil {
 			return 0
 		}
-		if attempt >= e.cfg.retry || !retryable(err) || (dest == nil && wrote) || ctx.Err() != nil {
+		if attempt >= e.cfg.retry || !retryable(req.URL, err) || (dest == nil && wrote) || ctx.Err() != nil {
 			return e.fail(err)
 		}
 		wait := min(time.Second<<attempt, 30*time.Second)
@@ -65,8 +65,12 @@ func (e *runEnv) one(ctx context.Context, raw string, stdout io.Writer) int {
 }
 
 // retryable reports whether a failure is transient: a connect failure, a
-// timeout, or a cut transfer.
-func retryable(err error) bool {
+// timeout, or a cut transfer. Sending mail is not retried: a relay that
+// timed out may have taken the message, and a retry could deliver it twice.
+func retryable(u *url.URL, err error) bool {
+	if u.Scheme == "mailto" {
+		return false
+	}
 	switch fetch.KindOf(err) {
 	case fetch.Connect, fetch.Timeout, fetch.Incomplete:
 		return true
