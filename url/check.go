@@ -99,7 +99,9 @@ func (p Parser) checkScheme(u *URL, fam string, off int) *Error {
 			return nil
 		}
 		parts := strings.Split(path, "/")
-		if len(parts) != 1 && len(parts) != 3 {
+		// A lenient parser lets a wpath hold unencoded '/' (real-world
+		// document ids do); the WAIS view keeps them in WPath.
+		if len(parts) != 1 && len(parts) != 3 && (strict || len(parts) < 3) {
 			return &Error{Offset: off, Expected: "database, database?search or database/wtype/wpath"}
 		}
 		if strict {

@@ -68,7 +68,11 @@ func UserPassword(name, password string) *Userinfo {
 type Parser struct {
 	// Lenient accepts raw spaces, national characters ('~', '{', ...),
 	// non-ASCII bytes, stray '%' signs, a "#fragment", IPv6 literals and an
-	// empty port, encoding what must be encoded. The default is strict.
+	// empty port, encoding what must be encoded. It also takes '_' in host
+	// names, a '?' right after the host ("http://h?q"), a user in schemes
+	// without a login, unencoded '/' in a WAIS wpath, and leading and
+	// trailing white space (trimmed). Control characters are refused in
+	// both modes. The default is strict.
 	Lenient bool
 }
 

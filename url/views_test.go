@@ -170,6 +170,14 @@ func TestWAISView(t *testing.T) {
 			t.Errorf("Parse(%q).WAIS() = %#v, want %#v", tt.in, got, tt.want)
 		}
 	}
+	// Lenient: a wpath with unencoded '/' (libwww's test lists hold such).
+	got := mustParse(t, lenient, "wais://h.org/db/TEXT/a/b/c").WAIS()
+	if want := (WAIS{Database: "db", WType: "TEXT", WPath: "a/b/c", HasDoc: true}); got != want {
+		t.Errorf("ParseLenient(...).WAIS() = %#v, want %#v", got, want)
+	}
+	if _, err := Parse("wais://h.org/db/TEXT/a/b"); err == nil {
+		t.Errorf("Parse (strict) took a wpath with an unencoded '/'")
+	}
 }
 
 func TestFileView(t *testing.T) {
