@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	neturl "net/url"
-	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -21,41 +19,6 @@ import (
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/url"
 )
-
-// TestMain fails the run when goroutines of this package or of net/http's
-// client connections outlive the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leak := leaked(); leak != "" {
-			fmt.Fprintf(os.Stderr, "goroutines leaked:\n%s\n", leak)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func leaked() string {
-	var stacks string
-	for range 100 {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		stacks = ""
-		for g := range strings.SplitSeq(string(buf), "\n\n") {
-			if strings.Contains(g, "schemes/http.leaked") {
-				continue
-			}
-			if strings.Contains(g, "net/http.(*persistConn)") || strings.Contains(g, "fetch/schemes/http.") {
-				stacks += g + "\n\n"
-			}
-		}
-		if stacks == "" {
-			return ""
-		}
-		time.Sleep(50 * time.Millisecond) // goroutines of closed connections are exiting
-	}
-	return stacks
-}
 
 // newHandler returns a Handler whose idle connections close with the test.
 func newHandler(t testing.TB) *Handler {
@@ -438,3 +401,6 @@ func TestPlanMatchesWire(t *testing.T) {
 		}
 	}
 }
+
+// TestMain fails the run when goroutines outlive the tests.
+func TestMain(m *testing.M) { fetchtest.Main(m) }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,39 +17,6 @@ import (
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/url"
 )
-
-// TestMain fails the run when goroutines outlive the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			leaked := leakedGoroutines()
-			if len(leaked) == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				os.Stderr.WriteString("leaked goroutines:\n" + strings.Join(leaked, "\n\n") + "\n")
-				code = 1
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	os.Exit(code)
-}
-
-func leakedGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "schemes/nntp.") && !strings.Contains(g, "TestMain") && !strings.Contains(g, "leakedGoroutines") {
-			out = append(out, g)
-		}
-	}
-	return out
-}
 
 const article1 = "From: a@example.org\nSubject: first\nMessage-ID: <one@example.org>\nDate: Sat, 21 Nov 2026 10:00:00 +0000\nNewsgroups: local.test\n\nLine one.\n.A line starting with a dot.\n..Two dots.\n.\nSee http://example.org/page and ftp://ftp.example.org/pub/.\n"
 const article2 = "From: b@example.org\nSubject: second\nMessage-ID: <two@example.org>\n\nSecond body.\n"
@@ -690,3 +655,6 @@ func TestSilentServer(t *testing.T) {
 		t.Errorf("HEAD cut short: %v (kind %v), want Incomplete", err, fetch.KindOf(err))
 	}
 }
+
+// TestMain fails the run when goroutines outlive the tests.
+func TestMain(m *testing.M) { fetchtest.Main(m) }

@@ -3,10 +3,7 @@ package prospero
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -16,38 +13,6 @@ import (
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/url"
 )
-
-// TestMain fails the run when goroutines outlive the tests.
-func TestMain(m *testing.M) {
-	before := goroutines()
-	code := m.Run()
-	for i := 0; code == 0; i++ {
-		n := goroutines()
-		if n <= before {
-			break
-		}
-		if i == 100 {
-			buf := make([]byte, 1<<20)
-			fmt.Fprintf(os.Stderr, "%d goroutines leaked:\n%s\n", n-before, buf[:runtime.Stack(buf, true)])
-			code = 1
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	os.Exit(code)
-}
-
-// goroutines counts the goroutines, leaving out the runtime's signal
-// watcher, which the fuzzing engine starts.
-func goroutines() int {
-	buf := make([]byte, 1<<20)
-	n := 0
-	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
-		if !strings.Contains(g, "os/signal.") {
-			n++
-		}
-	}
-	return n
-}
 
 // quick is a Handler that re-sends after 10 ms, so that loss costs little.
 func quick() *Handler { return &Handler{Retransmit: 10 * time.Millisecond} }
@@ -488,3 +453,6 @@ func TestStalledReply(t *testing.T) {
 		t.Errorf("ACKs %v, want ACK 4 re-sent", acks)
 	}
 }
+
+// TestMain fails the run when goroutines outlive the tests.
+func TestMain(m *testing.M) { fetchtest.Main(m) }

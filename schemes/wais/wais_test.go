@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -15,25 +13,6 @@ import (
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/url"
 )
-
-func TestMain(m *testing.M) {
-	before := runtime.NumGoroutine()
-	code := m.Run()
-	if code == 0 {
-		// Goroutines of closed connections may take a moment to return.
-		for i := 0; i < 200 && runtime.NumGoroutine() > before; i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			os.Stderr.Write(buf)
-			os.Stderr.WriteString("goroutines leaked\n")
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
 
 func bigDoc(n int) []byte {
 	b := make([]byte, n)
@@ -275,3 +254,6 @@ func TestClient(t *testing.T) {
 		t.Errorf("document: %d bytes", len(body))
 	}
 }
+
+// TestMain fails the run when goroutines outlive the tests.
+func TestMain(m *testing.M) { fetchtest.Main(m) }
