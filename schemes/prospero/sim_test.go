@@ -5,7 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // simServer is an ARDP v0 server on 127.0.0.1 that answers requests with
@@ -41,6 +43,7 @@ type simServer struct {
 	sent     map[uint16]int
 	state    map[simKey]*simReply
 	done     chan struct{}
+	started  atomic.Bool
 	// completed receives the cid of each reply whose final ACK arrived.
 	completed chan uint16
 }
@@ -63,13 +66,26 @@ func newSimServer(t testing.TB, replies map[string][]byte) *simServer {
 		t.Fatal(err)
 	}
 	s := &simServer{t: t, conn: c, replies: replies, sent: map[uint16]int{}, state: map[simKey]*simReply{}, done: make(chan struct{}), completed: make(chan uint16, 64)}
-	t.Cleanup(func() { c.Close(); <-s.done })
+	t.Cleanup(func() {
+		c.Close()
+		if !s.started.Load() {
+			return
+		}
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			t.Error("sim: the server did not stop within 10 s of its socket closing")
+		}
+	})
 	return s
 }
 
 func (s *simServer) addr() string { return s.conn.LocalAddr().String() }
 
-func (s *simServer) start() { go s.run() }
+func (s *simServer) start() {
+	s.started.Store(true)
+	go s.run()
+}
 
 func (s *simServer) run() {
 	defer close(s.done)
