@@ -88,6 +88,9 @@ type tmuxSession struct {
 func newTmux(t *testing.T) *tmuxSession {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("FETCH_IT_REQUIRE") == "1" {
+			t.Fatal("tmux is not installed, although servers/telnet.sh installs it")
+		}
 		t.Skip("tmux is not installed")
 	}
 	s := &tmuxSession{t: t, sock: "fetch-it-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36), dir: t.TempDir()}

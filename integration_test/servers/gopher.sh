@@ -26,7 +26,7 @@ name=gopher
 dir=$IT_DIR/$name
 
 start() {
-	need_pkgs gophernicus ucspi-tcp
+	need_pkgs gophernicus ucspi-tcp curl
 	stop_pids "$name"
 	rm -rf "$dir"
 	# The server runs as nobody: it must reach its files under $IT_DIR,

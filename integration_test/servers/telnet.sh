@@ -24,7 +24,7 @@ name=telnet
 dir=$IT_DIR/$name
 
 start() {
-	need_pkgs inetutils-telnetd ucspi-tcp
+	need_pkgs inetutils-telnetd ucspi-tcp tmux
 	mkdir -p "$dir"
 	cat >"$dir/login.sh" <<-'LOGIN'
 		#!/bin/bash
