@@ -107,10 +107,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	}
 	if res == nil || res.Body == nil {
 		release()
-		if res != nil {
-			res.Body = NoBody
-		}
-		return nil, c.decorate("fetch", req.URL, Errorf(Other, "handler for %s returned no body", req.URL.Scheme))
+		return nil, c.decorate("fetch", req.URL, Errorf(Other, "the %s handler broke its contract: no resource or no body, and no error", req.URL.Scheme))
 	}
 	if res.URL == nil {
 		res.URL = req.URL

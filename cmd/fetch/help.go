@@ -21,16 +21,9 @@ Usage:
 
 Options:
 `)
-	for _, o := range allOptions() {
-		name := "    --" + o.long
-		if o.short != 0 {
-			name = fmt.Sprintf("-%c, --%s", o.short, o.long)
-		}
-		if o.arg != "" {
-			name += " " + o.arg
-		}
-		fmt.Fprintf(&b, "  %-30s %s\n", name, o.help)
-	}
+	writeOptions(&b, commonOptions)
+	b.WriteString("\nOptions of single schemes (each also read from its environment variable where named):\n")
+	writeOptions(&b, schemeOptions)
 	b.WriteString(`
 Exit codes:
   0 every URL fetched completely     6 login or authentication refused
@@ -46,6 +39,26 @@ Examples:
   fetch --dry-run 'ftp://ftp.example.org/%2Fetc/motd'
   fetch parse --json 'gopher://gopher.example.org/7search%09words'
   fetch -I --json http://www.example.org/
+  fetch --menu gopher://gopher.example.org/1/
+  NNTPSERVER=news.example.org fetch 'news:comp.infosystems.www.servers.unix'
+  fetch -d @message.txt --smtp-relay 127.0.0.1:25 mailto:someone@example.org
 `)
 	io.WriteString(w, b.String())
+}
+
+func writeOptions(b *strings.Builder, opts []option) {
+	for _, o := range opts {
+		name := "    --" + o.long
+		if o.short != 0 {
+			name = fmt.Sprintf("-%c, --%s", o.short, o.long)
+		}
+		if o.arg != "" {
+			name += " " + o.arg
+		}
+		if len(name) > 30 {
+			fmt.Fprintf(b, "  %s\n  %-30s %s\n", name, "", o.help)
+			continue
+		}
+		fmt.Fprintf(b, "  %-30s %s\n", name, o.help)
+	}
 }
