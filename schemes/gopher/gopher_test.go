@@ -4,12 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"io"
 	"net"
-	"net/http/httptest"
 	"os"
 	"reflect"
 	"strings"
@@ -371,21 +368,16 @@ func TestConformance(t *testing.T) {
 
 // TestGophers checks gopher over TLS on the same code.
 func TestGophers(t *testing.T) {
-	hs := httptest.NewUnstartedServer(nil)
-	hs.StartTLS()
-	cert := hs.TLS.Certificates[0]
-	pool := x509.NewCertPool()
-	pool.AddCert(hs.Certificate())
-	hs.Close()
+	serverTLS, clientTLS := fetchtest.TLS(t)
 	s := newTLSServer(t, map[string]respond{
 		"": func(c net.Conn, _ *bufio.Reader, _ string) {
 			_, port, _ := net.SplitHostPort(c.LocalAddr().String())
 			io.WriteString(c, "1Sub\t/sub\t127.0.0.1\t"+port+"\r\n.\r\n")
 		},
 		"/ab": send("secret text\r\n"),
-	}, &tls.Config{Certificates: []tls.Certificate{cert}})
+	}, serverTLS)
 	_, port, _ := net.SplitHostPort(s.addr)
-	trust := func(r *fetch.Request) { r.TLS = &tls.Config{RootCAs: pool} }
+	trust := func(r *fetch.Request) { r.TLS = clientTLS }
 	res, got, err := get(t, &Handler{}, "gophers://"+s.addr+"/0/ab", trust)
 	if err != nil || string(got) != "secret text\r\n" {
 		t.Fatalf("gophers text = %q, %v", got, err)

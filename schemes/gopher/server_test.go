@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // respond answers one request on c; line is the request line without its
@@ -18,64 +20,28 @@ type respond func(c net.Conn, br *bufio.Reader, line string)
 // request lines it receives and answers from routes, keyed by the request
 // line (without CRLF) or, failing that, by its selector.
 type server struct {
-	ln     net.Listener
 	addr   string
 	routes map[string]respond
 
 	mu    sync.Mutex
 	lines []string
-	conns []net.Conn
-	wg    sync.WaitGroup
 }
 
 func newServer(t testing.TB, routes map[string]respond) *server {
 	t.Helper()
-	return startServer(t, routes, nil)
+	s := &server{routes: routes}
+	s.addr = fetchtest.Serve(t, s.serve)
+	return s
 }
 
 func newTLSServer(t testing.TB, routes map[string]respond, cfg *tls.Config) *server {
 	t.Helper()
-	return startServer(t, routes, cfg)
-}
-
-func startServer(t testing.TB, routes map[string]respond, cfg *tls.Config) *server {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg != nil {
-		ln = tls.NewListener(ln, cfg)
-	}
-	s := &server{ln: ln, addr: ln.Addr().String(), routes: routes}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.conns = append(s.conns, c)
-			s.mu.Unlock()
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				defer c.Close()
-				s.serve(c)
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		s.mu.Lock()
-		for _, c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	})
+	s := &server{routes: routes}
+	s.addr = fetchtest.ServeListener(t, ln, s.serve)
 	return s
 }
 
