@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"strconv"
 	"testing"
 
@@ -28,7 +27,11 @@ func BenchmarkRetrieve(b *testing.B) {
 	doc := bytes.Repeat([]byte("wide area information servers\n"), 1<<20/30)
 	id := simDocID("big", len(doc))
 	s := newSim(b, "db", map[string][]byte{id: doc})
-	u, err := url.ParseLenient(docURL(&url.URL{Host: "127.0.0.1", Port: s.ln.Addr().(*net.TCPAddr).Port}, "db", "TEXT", id))
+	base, err := url.ParseLenient("wais://" + s.Addr() + "/db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	u, err := url.ParseLenient(docURL(base, "db", "TEXT", id))
 	if err != nil {
 		b.Fatal(err)
 	}

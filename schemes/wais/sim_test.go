@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // sim is an in-process WAIS server that behaves as freeWAIS does
@@ -14,7 +16,7 @@ import (
 // "SF" diagnostic at the end, "S1" for an unknown database.
 type sim struct {
 	t    testing.TB
-	ln   net.Listener
+	addr string
 	db   string
 	docs map[string][]byte // DocumentID -> contents
 	// behaviour under test
@@ -22,34 +24,18 @@ type sim struct {
 	cutAfter int  // >0: close the connection after this many requests
 	halfMsg  bool // with cutAfter: send half of the last answer first
 	init     []byte
-	wg       sync.WaitGroup
 	mu       sync.Mutex
-	conns    []net.Conn
 	requests []request
 }
 
 func newSim(t testing.TB, db string, docs map[string][]byte) *sim {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &sim{t: t, ln: ln, db: db, docs: docs, init: cannedInit(t)}
-	s.wg.Add(1)
-	go s.serve()
-	t.Cleanup(func() {
-		ln.Close()
-		s.mu.Lock()
-		for _, c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	})
+	s := &sim{t: t, db: db, docs: docs, init: cannedInit(t)}
+	s.addr = fetchtest.Serve(t, s.converse)
 	return s
 }
 
-func (s *sim) Addr() string { return s.ln.Addr().String() }
+func (s *sim) Addr() string { return s.addr }
 
 // simDocID makes a freeWAIS-like DocumentID, NUL byte included.
 func simDocID(name string, size int) string {
@@ -57,25 +43,6 @@ func simDocID(name string, size int) string {
 	b = appendStr(b, 3, "0 "+strconv.Itoa(size)+" /docs/"+name)
 	b = appendElem(b, 7, []byte{0})
 	return string(b)
-}
-
-func (s *sim) serve() {
-	defer s.wg.Done()
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		s.conns = append(s.conns, c)
-		s.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer c.Close()
-			s.converse(c)
-		}()
-	}
 }
 
 func (s *sim) converse(c net.Conn) {
