@@ -12,11 +12,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // rawServer accepts connections on 127.0.0.1:0; for each it reads one
@@ -24,40 +24,22 @@ import (
 // hold is set, waits for the test to end first). It returns the base URL.
 func rawServer(t *testing.T, reply string, hold bool) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := make(chan struct{})
-	var wg sync.WaitGroup
-	t.Cleanup(func() { close(done); l.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	addr := fetchtest.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
 		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
+			line, err := br.ReadString('\n')
+			if err != nil || line == "\r\n" {
+				break
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil || line == "\r\n" {
-						break
-					}
-				}
-				io.WriteString(c, reply)
-				if hold {
-					<-done
-				}
-			}()
 		}
-	}()
-	return "http://" + l.Addr().String()
+		io.WriteString(c, reply)
+		if hold {
+			<-done
+		}
+	})
+	t.Cleanup(func() { close(done) }) // before Serve's cleanup waits
+	return "http://" + addr
 }
 
 func TestCutBodies(t *testing.T) {
