@@ -8,6 +8,8 @@ import (
 	"net"
 	"sync"
 	"testing"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // Telnet commands the test server speaks (RFC 854, 855).
@@ -138,41 +140,22 @@ func (p *peer) readAll() string {
 // the returned channel once fn has returned.
 func serve(t testing.TB, fn func(p *peer)) (string, <-chan *peer) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := make(chan *peer, 16)
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				p := &peer{c: c, r: bufio.NewReader(c)}
-				fn(p)
-				// Close gracefully: unread client bytes would turn the
-				// close into a reset that discards the client's input.
-				if tc, ok := c.(*net.TCPConn); ok {
-					tc.CloseWrite()
-				}
-				io.Copy(io.Discard, p.r)
-				select {
-				case done <- p:
-				default:
-				}
-			}()
+	addr := fetchtest.Serve(t, func(c net.Conn) {
+		p := &peer{c: c, r: bufio.NewReader(c)}
+		fn(p)
+		// Close gracefully: unread client bytes would turn the
+		// close into a reset that discards the client's input.
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.CloseWrite()
 		}
-	}()
-	return ln.Addr().String(), done
+		io.Copy(io.Discard, p.r)
+		select {
+		case done <- p:
+		default:
+		}
+	})
+	return addr, done
 }
 
 // drain reads what the client sends until it closes, so that negotiation
