@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // fakeArticle is one article of the fake server.
@@ -22,8 +25,7 @@ type fakeArticle struct {
 // fakeServer is an in-process NNTP server on 127.0.0.1:0 with scripted
 // behaviour, recording every line it receives.
 type fakeServer struct {
-	t  testing.TB
-	ln net.Listener
+	t testing.TB
 
 	greeting      string // default "200 fake server ready"
 	modeSwitching bool   // CAPABILITIES lists MODE-READER; reader commands need MODE READER
@@ -40,54 +42,26 @@ type fakeServer struct {
 	mu    sync.Mutex
 	lines []string // every line received, over all connections
 	conns int
-	wg    sync.WaitGroup
-	done  chan struct{} // closed when the server stops
 }
 
 func newFakeServer(t testing.TB) *fakeServer {
 	t.Helper()
 	return &fakeServer{t: t, groups: map[string][]fakeArticle{}, descriptions: map[string]string{},
-		truncate: map[string]bool{}, hang: map[string]bool{}, override: map[string]string{}, done: make(chan struct{})}
+		truncate: map[string]bool{}, hang: map[string]bool{}, override: map[string]string{}}
 }
 
 // start listens (with TLS when cfg is non-nil) and serves until the test
 // ends. It returns the address.
 func (f *fakeServer) start(cfg *tls.Config) string {
 	f.t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if cfg == nil {
+		return fetchtest.Serve(f.t, f.serve)
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if cfg != nil {
-		ln = tls.NewListener(ln, cfg)
-	}
-	f.ln = ln
-	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			f.mu.Lock()
-			f.conns++
-			f.mu.Unlock()
-			f.wg.Add(1)
-			go func() {
-				defer f.wg.Done()
-				f.serve(c)
-			}()
-		}
-	}()
-	f.t.Cleanup(f.stop)
-	return ln.Addr().String()
-}
-
-func (f *fakeServer) stop() {
-	close(f.done)
-	f.ln.Close()
-	f.wg.Wait()
+	return fetchtest.ServeListener(f.t, ln, f.serve)
 }
 
 // received returns the lines received so far.
@@ -110,18 +84,9 @@ func (f *fakeServer) add(group string, num int64, id, text string) {
 }
 
 func (f *fakeServer) serve(c net.Conn) {
-	defer c.Close()
-	// Close the connection when the server stops, so that a blocked read
-	// ends.
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-done:
-		case <-f.done:
-			c.Close()
-		}
-	}()
+	f.mu.Lock()
+	f.conns++
+	f.mu.Unlock()
 	r := bufio.NewReader(c)
 	w := bufio.NewWriter(c)
 	say := func(s string) { w.WriteString(s + "\r\n") }
@@ -166,7 +131,7 @@ func (f *fakeServer) serve(c net.Conn) {
 			return
 		}
 		if f.hang[line] {
-			<-f.done // answer nothing until the server stops
+			io.Copy(io.Discard, r) // answer nothing until the server stops
 			return
 		}
 		if s, ok := f.override[line]; ok {

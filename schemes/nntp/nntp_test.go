@@ -2,11 +2,8 @@ package nntp
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -501,16 +498,13 @@ func TestHead(t *testing.T) {
 }
 
 func TestTLS(t *testing.T) {
-	ts := httptest.NewUnstartedServer(nil)
-	ts.StartTLS()
-	serverCfg := ts.TLS.Clone()
-	roots := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	ts.Close()
+	serverCfg, clientCfg := fetchtest.TLS(t)
 
 	f := newServer(t)
 	addr := f.start(serverCfg)
 	h := newHandler(t, addr)
-	cfg := &tls.Config{RootCAs: roots, ServerName: "example.com"}
+	cfg := clientCfg.Clone()
+	cfg.ServerName = "localhost"
 	_, got, err := get(t, h, "snews:two@example.org", func(r *fetch.Request) { r.TLS = cfg })
 	if err != nil || got != article2 {
 		t.Fatalf("snews: %q, %v", got, err)
