@@ -2,7 +2,6 @@ package mailto
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -184,12 +184,12 @@ func TestAddress(t *testing.T) {
 }
 
 func TestSTARTTLSAndAuth(t *testing.T) {
-	cert, pool := selfSigned(t)
-	rs := startRelay(t, &relayServer{user: "ann", pw: "pw-s3cr3t"}, &cert)
+	serverTLS, clientTLS := fetchtest.TLS(t)
+	rs := startRelay(t, &relayServer{user: "ann", pw: "pw-s3cr3t"}, serverTLS)
 	h := &Handler{Relay: "smtp://ann:pw-s3cr3t@" + rs.Addr}
 	var trace strings.Builder
 	req := &fetch.Request{URL: parse(t, "mailto:bob@example.com"), Message: strings.NewReader("Subject: s\n\nhi\n"),
-		TLS: &tls.Config{RootCAs: pool}, Trace: fetch.NewTrace(&trace)}
+		TLS: clientTLS, Trace: fetch.NewTrace(&trace)}
 	if _, err := h.Fetch(context.Background(), req); err != nil {
 		t.Fatalf("Fetch: %v\n%s", err, trace.String())
 	}
@@ -204,7 +204,7 @@ func TestSTARTTLSAndAuth(t *testing.T) {
 
 	// The same relay with a wrong password: Kind Auth, no password shown.
 	h.Relay = "smtp://ann:wrong-pw@" + rs.Addr
-	req = &fetch.Request{URL: parse(t, "mailto:bob@example.com"), Message: strings.NewReader("x\n"), TLS: &tls.Config{RootCAs: pool}}
+	req = &fetch.Request{URL: parse(t, "mailto:bob@example.com"), Message: strings.NewReader("x\n"), TLS: clientTLS}
 	_, err := h.Fetch(context.Background(), req)
 	if !errors.Is(err, fetch.Auth) || strings.Contains(err.Error(), "wrong-pw") {
 		t.Errorf("wrong password: %v, want Kind Auth without the password", err)

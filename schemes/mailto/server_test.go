@@ -1,15 +1,9 @@
 package mailto
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"io"
-	"math/big"
 	"net"
 	"sync"
 	"testing"
@@ -94,8 +88,8 @@ func (s *relaySession) Data(r io.Reader) error {
 func (s *relaySession) Reset()        { s.msg = received{User: s.msg.User} }
 func (s *relaySession) Logout() error { return nil }
 
-// startRelay starts a relay on 127.0.0.1:0, with STARTTLS when cert is set.
-func startRelay(t *testing.T, rs *relayServer, cert *tls.Certificate) *relayServer {
+// startRelay starts a relay on 127.0.0.1:0, with STARTTLS when cfg is set.
+func startRelay(t *testing.T, rs *relayServer, cfg *tls.Config) *relayServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -105,13 +99,11 @@ func startRelay(t *testing.T, rs *relayServer, cert *tls.Certificate) *relayServ
 		return &relaySession{rs: rs, c: c}, nil
 	}))
 	srv.Domain = "relay.test"
-	srv.AllowInsecureAuth = cert == nil
+	srv.AllowInsecureAuth = cfg == nil
 	srv.ReadTimeout = 10 * time.Second
 	srv.WriteTimeout = 10 * time.Second
 	srv.ErrorLog = discardLogger{}
-	if cert != nil {
-		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*cert}}
-	}
+	srv.TLSConfig = cfg
 	rs.Addr = ln.Addr().String()
 	done := make(chan struct{})
 	go func() { srv.Serve(ln); close(done) }()
@@ -123,36 +115,6 @@ type discardLogger struct{}
 
 func (discardLogger) Printf(string, ...any) {}
 func (discardLogger) Println(...any)        {}
-
-// selfSigned returns a certificate for 127.0.0.1 and a pool trusting it.
-func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "relay.test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IsCA:         true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(c)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
-}
 
 // failingReader yields data, then an error.
 type failingReader struct {
