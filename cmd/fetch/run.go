@@ -66,6 +66,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer client.Close()
 
 	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr}
+	if c.verbose && c.parallel > 1 && len(c.urls) > 1 {
+		// Parallel traces interleave: each line names its URL's number.
+		env.trace = fetch.NewTrace(stderr)
+	}
 	if c.hasData {
 		msg, err := env.message()
 		if err != nil {
@@ -153,7 +157,8 @@ type runEnv struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
-	msg    []byte // the --data message, read once
+	msg    []byte       // the --data message, read once
+	trace  *fetch.Trace // with parallel -v, the trace each transfer prefixes
 	errMu  sync.Mutex
 }
 
@@ -181,10 +186,10 @@ func (e *runEnv) all(ctx context.Context) int {
 			defer wg.Done()
 			for i := range jobs {
 				if !ordered {
-					codes[i] = e.one(ctx, e.cfg.urls[i], e.stdout)
+					codes[i] = e.one(ctx, i, e.stdout)
 					continue
 				}
-				codes[i] = e.one(ctx, e.cfg.urls[i], outs[i])
+				codes[i] = e.one(ctx, i, outs[i])
 				outs[i].finish()
 			}
 		}()

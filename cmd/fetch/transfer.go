@@ -13,14 +13,18 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-// one fetches one URL to its destination and returns its exit code.
+// one fetches the i'th URL to its destination and returns its exit code.
 // Failures are reported on stderr, one line naming the URL.
-func (e *runEnv) one(ctx context.Context, raw string, stdout io.Writer) int {
+func (e *runEnv) one(ctx context.Context, i int, stdout io.Writer) int {
+	raw := e.cfg.urls[i]
 	u, err := e.client.Parser.Parse(raw)
 	if err != nil {
 		return e.fail(&fetch.Error{Kind: fetch.Malformed, Err: err})
 	}
 	req := &fetch.Request{URL: u, Head: e.cfg.head, Prompt: e.prompter()}
+	if e.trace != nil {
+		req.Trace = e.trace.WithPrefix(fmt.Sprintf("[%d] ", i+1))
+	}
 	if u.User == nil && !e.cfg.hasUser && e.cfg.netrc {
 		if ui, err := netrcUser(e.serverHost(u)); err != nil {
 			return e.fail(&fetch.Error{Op: "netrc", Kind: fetch.Usage, Err: err})
