@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // fakeServer is a scripted FTP server on 127.0.0.1:0 that records every
@@ -20,10 +22,10 @@ import (
 // system is a map of absolute paths to contents; directories are the
 // paths' parents.
 type fakeServer struct {
-	t     testing.TB
-	ln    net.Listener
-	files map[string][]byte
-	users map[string]string // user → password; "anonymous" takes any
+	t       testing.TB
+	address string // set by start
+	files   map[string][]byte
+	users   map[string]string // user → password; "anonymous" takes any
 
 	// Behaviour switches, set before the first connection.
 	homes      map[string]string // user → login directory; default "/"
@@ -44,58 +46,36 @@ type fakeServer struct {
 	refuse map[string]bool // CWD to these absolute paths fails (set with refuseCWD)
 	log    [][]string      // commands per connection, in order
 	logins int
-	wg     sync.WaitGroup
-	conns  map[net.Conn]bool
+	conns  map[net.Conn]bool // open control connections
 }
 
 func newFakeServer(t testing.TB) *fakeServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &fakeServer{
-		t: t, ln: ln, files: map[string][]byte{}, users: map[string]string{"anonymous": ""},
+	return &fakeServer{
+		t: t, files: map[string][]byte{}, users: map[string]string{"anonymous": ""},
 		homes: map[string]string{}, cut426: map[string]bool{}, noFinal: map[string]bool{},
 		sizeExtra: map[string]int64{}, hold: map[string]chan int{}, conns: map[net.Conn]bool{},
 	}
-	t.Cleanup(s.close)
-	return s
 }
 
-// start begins serving; the switches must be set before.
+// start begins serving until the test ends; the switches must be set
+// before.
 func (s *fakeServer) start() *fakeServer {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := s.ln.Accept()
-			if err != nil {
-				return
-			}
+	s.t.Helper()
+	s.address = fetchtest.Serve(s.t, func(c net.Conn) {
+		s.mu.Lock()
+		s.conns[c] = true
+		s.log = append(s.log, nil)
+		id := len(s.log) - 1
+		s.mu.Unlock()
+		defer func() {
 			s.mu.Lock()
-			s.conns[c] = true
-			s.log = append(s.log, nil)
-			id := len(s.log) - 1
+			delete(s.conns, c)
 			s.mu.Unlock()
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				s.serve(c, id)
-			}()
-		}
-	}()
+		}()
+		s.serve(c, id)
+	})
 	return s
-}
-
-func (s *fakeServer) close() {
-	s.ln.Close()
-	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
 }
 
 // refuseCWD makes CWD to p fail from now on.
@@ -114,7 +94,7 @@ func (s *fakeServer) loginCount() int {
 	return s.logins
 }
 
-func (s *fakeServer) addr() string { return s.ln.Addr().String() }
+func (s *fakeServer) addr() string { return s.address }
 
 // commands returns the commands of every connection so far.
 func (s *fakeServer) commands() [][]string {
@@ -154,12 +134,7 @@ type session struct {
 }
 
 func (s *fakeServer) serve(c net.Conn, id int) {
-	defer func() {
-		c.Close()
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-	}()
+	defer func() { c.Close() }() // c, TLS once implicit TLS starts
 	if s.implicit {
 		c = tls.Server(c, s.tlsConf)
 	}

@@ -1,49 +1,11 @@
 package ftp
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
-	"net"
 	"slices"
 	"testing"
-	"time"
-)
 
-// testCert returns a server TLS config for 127.0.0.1 and a client config
-// that trusts it.
-func testCert(t *testing.T) (server, client *tls.Config) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "fetch test"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
-	return server, &tls.Config{RootCAs: pool}
-}
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+)
 
 func TestTLS(t *testing.T) {
 	tests := []struct {
@@ -59,7 +21,7 @@ func TestTLS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srvConf, cliConf := testCert(t)
+			srvConf, cliConf := fetchtest.TLS(t)
 			s := newFakeServer(t)
 			s.tlsConf, s.implicit = srvConf, !tt.explicit
 			s.files["/f.bin"] = []byte("secret data over TLS")
@@ -85,7 +47,7 @@ func TestTLS(t *testing.T) {
 }
 
 func TestTLSUnverified(t *testing.T) {
-	srvConf, _ := testCert(t)
+	srvConf, _ := fetchtest.TLS(t)
 	s := newFakeServer(t)
 	s.tlsConf, s.implicit = srvConf, true
 	s.files["/f.bin"] = []byte("x")
