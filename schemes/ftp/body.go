@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/rfc1738/fetch/fetch"
 )
@@ -121,11 +122,18 @@ func (t *transfer) Close() error {
 // that a fast transfer costs few system calls.
 const copyBuf = 128 << 10
 
+// copyBufs holds the buffers of finished copies for the next ones: with
+// many small files, a new buffer for each would keep the garbage
+// collector busy.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBuf); return &b }}
+
 // WriteTo copies the rest of the body to w with a large buffer, so that
 // io.Copy needs few reads. It returns a nil error once the body is
 // complete, and the failure (Kind Incomplete, ...) otherwise.
 func (t *transfer) WriteTo(w io.Writer) (int64, error) {
-	buf := make([]byte, copyBuf)
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
 	var total int64
 	for {
 		n, err := t.Read(buf)

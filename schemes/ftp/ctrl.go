@@ -145,13 +145,15 @@ func (c *ctrl) read(shown string) (int, string, error) {
 	}
 	c.replies++
 	msg = c.scrub(msg)
-	lines := strings.Split(msg, "\n")
-	for i, l := range lines {
-		sep := "-"
-		if i == len(lines)-1 {
-			sep = " "
+	if c.trace != nil { // nothing to format for no one
+		lines := strings.Split(msg, "\n")
+		for i, l := range lines {
+			sep := "-"
+			if i == len(lines)-1 {
+				sep = " "
+			}
+			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, l))
 		}
-		c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, l))
 	}
 	return code, msg, nil
 }

@@ -109,6 +109,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	if err != nil {
 		return nil, err
 	}
+	mimeWarm.Do(func() { go mime.TypeByExtension(".txt") })
 	lg := h.credentials(req)
 	key := lg.key(req.URL.Scheme, req.URL.HostPort())
 	for attempt := 0; ; attempt++ {
@@ -130,6 +131,12 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		return nil, err
 	}
 }
+
+// mimeWarm starts, once, the loading of the system's MIME tables (some
+// milliseconds of reading files, which the first mime.TypeByExtension
+// does and every other waits for) in the background, so that it overlaps
+// the first login instead of delaying the first file.
+var mimeWarm sync.Once
 
 // isReply reports whether err is a reply of the server (the control
 // connection is then still in step).
@@ -249,7 +256,9 @@ func (h *Handler) run(ctx context.Context, c *ctrl, req *fetch.Request, j job, k
 // transfer opens the data connection, sends REST when rest > 0 (right
 // before the transfer command, as RFC 959 §4.1.3 requires), sends the
 // transfer command and returns the body once the server said 125 or 150.
-// The body's offset is rest when the server accepted it, else 0.
+// A passive data connection is dialed while REST and the transfer command
+// go out, saving the wait for the dial. The body's offset is rest when the
+// server accepted it, else 0.
 func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key, line string, rest int64) (*transfer, error) {
 	ds, err := c.openData(ctx, req, h.Active)
 	if err != nil {
@@ -266,7 +275,19 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 			rest = 0
 		}
 	}
-	code, msg, err := c.cmd(line)
+	if err := c.send(line, line); err != nil {
+		ds.abort()
+		return nil, err
+	}
+	// The passive dial, started after EPSV or PASV, went on while REST and
+	// the transfer command went out; the server's reply to it may wait for
+	// the connection, so the dial ends first. When it fails, the server
+	// waits for a connection that will not come: the control connection is
+	// out of step, and the caller closes it (the error is not a reply).
+	if err := ds.wait(ctx); err != nil {
+		return nil, err
+	}
+	code, msg, err := c.read(line)
 	if err != nil {
 		ds.abort()
 		return nil, err
