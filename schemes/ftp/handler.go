@@ -8,6 +8,13 @@
 // connections are pooled per server and user, and a reused one first
 // returns to its login directory, as §3.2.5 allows only when that can be
 // done reliably.
+//
+// The client is our own rather than github.com/jlaffaye/ftp because that
+// library stands in the way of exact access: its Login sends the password
+// before the server asks for one (so there is no prompting on 331), it adds
+// FEAT, OPTS UTF8 and TYPE I of its own to the command sequence, it reads a
+// whole NLST into memory, its debug output shows the password, it has no
+// active mode, and its data connections take no context.
 package ftp
 
 import (
