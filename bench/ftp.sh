@@ -15,6 +15,7 @@ rounds=${1:-7}
 export IT_DIR=${IT_DIR:-$(mktemp -d /tmp/fetch-bench.XXXXXX)}
 mkdir -p "$IT_DIR/bin"
 source "$root/integration_test/lib.sh"
+source "$here/lib.sh"
 need_pkgs curl python3
 
 trap 'bash "$root/integration_test/servers/ftp.sh" stop' EXIT
@@ -26,17 +27,6 @@ base=ftp://$FETCH_IT_FTP_ADDR
 
 small=()
 for i in $(seq -f '%03g' 1 "$FETCH_IT_FTP_SMALL"); do small+=("$base/small/f$i.bin"); done
-
-# timeit CMD...: run CMD with stdout to /dev/null, print the seconds taken.
-timeit() {
-	local t0 t1
-	t0=$(date +%s.%N)
-	"$@" >/dev/null
-	t1=$(date +%s.%N)
-	python3 -c "print(f'{$t1 - $t0:.4f}')"
-}
-
-median() { python3 -c 'import statistics,sys; print(f"{statistics.median(float(x) for x in sys.argv[1:]):.4f}")' "$@"; }
 
 declare -a fb cb fs cs
 # One warm-up run of each, not counted (page cache, first logins).

@@ -14,6 +14,7 @@ rounds=${1:-11}
 export IT_DIR=${IT_DIR:-$(mktemp -d /tmp/fetch-bench.XXXXXX)}
 mkdir -p "$IT_DIR/bin"
 source "$root/integration_test/lib.sh"
+source "$here/lib.sh"
 need_pkgs curl python3
 
 trap 'bash "$root/integration_test/servers/gopher.sh" stop' EXIT
@@ -29,17 +30,6 @@ for tool in "$fetch" curl; do
 	got=$("$tool" -s "$item" | sha256sum | cut -d' ' -f1)
 	[ "$got" = "$want" ] || { echo "$tool delivered different bytes" >&2; exit 1; }
 done
-
-# timeit CMD...: run CMD with stdout to /dev/null, print the seconds taken.
-timeit() {
-	local t0 t1
-	t0=$(date +%s.%N)
-	"$@" >/dev/null
-	t1=$(date +%s.%N)
-	python3 -c "print(f'{$t1 - $t0:.4f}')"
-}
-
-median() { python3 -c 'import statistics,sys; print(f"{statistics.median(float(x) for x in sys.argv[1:]):.4f}")' "$@"; }
 
 declare -a f c
 # One warm-up run of each, not counted (page cache, first start).

@@ -15,6 +15,7 @@ rounds=${1:-7}
 export IT_DIR=${IT_DIR:-$(mktemp -d /tmp/fetch-bench.XXXXXX)}
 mkdir -p "$IT_DIR/bin"
 source "$root/integration_test/lib.sh"
+source "$here/lib.sh"
 need_pkgs curl python3 time
 
 trap 'bash "$root/integration_test/servers/http.sh" stop' EXIT
@@ -38,8 +39,6 @@ measure() {
 	printf '%s %s\n' "$(python3 -c "print(f'{($t1 - $t0) / 1e9:.4f}')")" "$(cat "$out")"
 	rm -f "$out"
 }
-
-median() { python3 -c 'import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
 declare -a ft fm ct cm st sm xt xm
 # One warm-up run of each, not counted (page cache, first connections).
