@@ -76,3 +76,16 @@ stop_pids() {
 export_env() {
 	printf 'export %s=%q\n' "$2" "$3" >>"$IT_DIR/$1.env"
 }
+
+# server_main ARG: the command line of a server script that defines start
+# and stop: "start" or "stop", anything else is a usage error.
+server_main() {
+	case "${1:-}" in
+	start) start ;;
+	stop) stop ;;
+	*)
+		echo "usage: $0 start|stop" >&2
+		exit 2
+		;;
+	esac
+}

@@ -99,11 +99,4 @@ stop() {
 	stop_pids "$name"
 }
 
-case "${1:-}" in
-start) start ;;
-stop) stop ;;
-*)
-	echo "usage: $0 start|stop" >&2
-	exit 2
-	;;
-esac
+server_main "$@"
