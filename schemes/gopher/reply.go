@@ -126,26 +126,9 @@ func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
 // that bulk items take fewer system calls.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
 	buf := make([]byte, 256<<10)
-	var total int64
-	for {
-		n, err := b.r.Read(buf)
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, werr
-			}
-			if m < n {
-				return total, io.ErrShortWrite
-			}
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
+	// Both sides are wrapped so that neither a ReaderFrom on w nor this
+	// method itself takes over from the buffer.
+	return io.CopyBuffer(struct{ io.Writer }{w}, struct{ io.Reader }{b.r}, buf)
 }
 
 // Close ends the connection (a gopher server closes after each item) and

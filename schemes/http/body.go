@@ -55,26 +55,9 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
-	var total int64
-	for {
-		n, err := b.Read(buf)
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, werr
-			}
-			if m < n {
-				return total, io.ErrShortWrite
-			}
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
+	// Both sides are wrapped so that neither a ReaderFrom on w nor this
+	// method itself takes over from the buffer.
+	return io.CopyBuffer(struct{ io.Writer }{w}, struct{ io.Reader }{b}, buf)
 }
 
 // Close closes the reply's body and ends the request. It is safe to call
