@@ -1,0 +1,106 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// embedded is a JetStream server run inside this process, or the address of
+// the one another process on this machine runs for the same state
+// directory.
+type embedded struct {
+	url  string
+	srv  *server.Server
+	lock *os.File
+}
+
+const (
+	lockName = "server.lock"
+	urlName  = "server.url"
+)
+
+// startEmbedded serves the JetStream state in dir, or finds the process
+// that already does. It waits at most wait for that process to publish its
+// address.
+func startEmbedded(dir string, wait time.Duration) (*embedded, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("queue state: %w", err)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		lock, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("queue state: %w", err)
+		}
+		ok, err := tryLock(lock)
+		if err != nil {
+			lock.Close()
+			return nil, fmt.Errorf("queue state lock: %w", err)
+		}
+		if ok {
+			e, err := serve(dir, lock)
+			if err != nil {
+				unlock(lock)
+				lock.Close()
+			}
+			return e, err
+		}
+		lock.Close()
+		// Another process serves this state: use its address once written.
+		if b, err := os.ReadFile(filepath.Join(dir, urlName)); err == nil && len(b) > 0 {
+			return &embedded{url: strings.TrimSpace(string(b))}, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("queue state %s is locked by another process that published no address", dir)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func serve(dir string, lock *os.File) (*embedded, error) {
+	// A stale address from a process that died must not be read while this
+	// one starts.
+	os.Remove(filepath.Join(dir, urlName))
+	opts := &server.Options{
+		ServerName: "fetch-embedded",
+		Host:       "127.0.0.1",
+		Port:       server.RANDOM_PORT,
+		JetStream:  true,
+		StoreDir:   filepath.Join(dir, "jetstream"),
+		NoLog:      true,
+		NoSigs:     true,
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("embedded NATS server: %w", err)
+	}
+	srv.Start()
+	if !srv.ReadyForConnections(30 * time.Second) {
+		srv.Shutdown()
+		return nil, errors.New("embedded NATS server did not start within 30s")
+	}
+	u := srv.ClientURL()
+	tmp := filepath.Join(dir, urlName+".tmp")
+	if err := os.WriteFile(tmp, []byte(u+"\n"), 0o600); err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, urlName))
+	}
+	return &embedded{url: u, srv: srv, lock: lock}, nil
+}
+
+// close stops the server this process runs, if any.
+func (e *embedded) close() {
+	if e == nil || e.srv == nil {
+		return
+	}
+	e.srv.Shutdown()
+	e.srv.WaitForShutdown()
+	os.Remove(filepath.Join(filepath.Dir(e.lock.Name()), urlName))
+	unlock(e.lock)
+	e.lock.Close()
+}
