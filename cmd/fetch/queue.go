@@ -148,7 +148,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var qf queueFlags
 	var store, id string
 	var parallel, perHost, maxDeliver int
-	var ackWait, connectTO, maxTime float64
+	var ackWait, leaseTTL, connectTO, maxTime float64
 	var drain, silent, portOK bool
 	fs := newFlagSet("worker", "[--nats URL] [--state DIR] --store DIR [--parallel N] [--per-host N]", stderr)
 	qf.register(fs)
@@ -158,6 +158,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.IntVar(&perHost, "per-host", 2, "connections to one host:port across every worker")
 	fs.IntVar(&maxDeliver, "max-deliver", 0, "deliveries of one job before it is recorded as failed (default 5)")
 	fs.Float64Var(&ackWait, "ack-wait", 0, "seconds before an unacknowledged job goes to another worker (default 120)")
+	fs.Float64Var(&leaseTTL, "lease-ttl", 0, "seconds before a dead worker's per-host lease frees itself (default 30)")
 	fs.Float64Var(&connectTO, "connect-timeout", 0, "seconds each dial may take")
 	fs.Float64Var(&maxTime, "max-time", 0, "seconds a job may take (when the job does not say)")
 	fs.BoolVar(&drain, "drain", false, "exit once the queue is empty instead of waiting for jobs")
@@ -175,7 +176,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "fetch worker: %v\n", err)
 		return 1
 	}
-	q, err := queue.Open(ctx, queue.Options{NATS: qf.nats, StateDir: qf.state, AckWait: secondsOf(ackWait), MaxDeliver: maxDeliver})
+	q, err := queue.Open(ctx, queue.Options{NATS: qf.nats, StateDir: qf.state, AckWait: secondsOf(ackWait), MaxDeliver: maxDeliver, LeaseTTL: secondsOf(leaseTTL)})
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch worker: %v\n", err)
 		return 5

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"net"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +25,7 @@ type embedded struct {
 const (
 	lockName = "server.lock"
 	urlName  = "server.url"
+	portName = "server.port"
 )
 
 // startEmbedded serves the JetStream state in dir, or finds the process
@@ -67,10 +70,19 @@ func serve(dir string, lock *os.File) (*embedded, error) {
 	// A stale address from a process that died must not be read while this
 	// one starts.
 	os.Remove(filepath.Join(dir, urlName))
+	// The server keeps its port from one host process to the next, so that
+	// the processes connected to one that exits reconnect by themselves to
+	// whichever of them takes over (see takeOver).
+	port := server.RANDOM_PORT
+	if b, err := os.ReadFile(filepath.Join(dir, portName)); err == nil {
+		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && portFree(p) {
+			port = p
+		}
+	}
 	opts := &server.Options{
 		ServerName: "fetch-embedded",
 		Host:       "127.0.0.1",
-		Port:       server.RANDOM_PORT,
+		Port:       port,
 		JetStream:  true,
 		StoreDir:   filepath.Join(dir, "jetstream"),
 		NoLog:      true,
@@ -86,6 +98,9 @@ func serve(dir string, lock *os.File) (*embedded, error) {
 		return nil, errors.New("embedded NATS server did not start within 30s")
 	}
 	u := srv.ClientURL()
+	if a, ok := srv.Addr().(*net.TCPAddr); ok {
+		os.WriteFile(filepath.Join(dir, portName), []byte(strconv.Itoa(a.Port)+"\n"), 0o600)
+	}
 	tmp := filepath.Join(dir, urlName+".tmp")
 	if err := os.WriteFile(tmp, []byte(u+"\n"), 0o600); err == nil {
 		err = os.Rename(tmp, filepath.Join(dir, urlName))
@@ -103,4 +118,44 @@ func (e *embedded) close() {
 	os.Remove(filepath.Join(filepath.Dir(e.lock.Name()), urlName))
 	unlock(e.lock)
 	e.lock.Close()
+}
+
+// portFree reports whether port can be listened on at 127.0.0.1.
+func portFree(port int) bool {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	ln.Close()
+	return true
+}
+
+// takeOver is run by a process connected to another's embedded server when
+// the connection drops: if the host process has gone (its lock is free),
+// this process serves the state in dir itself, on the same port, and the
+// connections of every process reconnect to it. It tries until stop is
+// closed (the connection came back, or the queue is closing).
+func takeOver(dir string, stop <-chan struct{}) *embedded {
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		select {
+		case <-stop:
+			return nil
+		case <-time.After(wait):
+		}
+		lock, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			continue
+		}
+		if ok, _ := tryLock(lock); !ok {
+			lock.Close()
+			continue
+		}
+		e, err := serve(dir, lock)
+		if err != nil {
+			unlock(lock)
+			lock.Close()
+			continue
+		}
+		return e
+	}
 }

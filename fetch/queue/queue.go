@@ -7,6 +7,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -92,14 +93,20 @@ type Queue struct {
 	cons    jetstream.Consumer
 	hosts   jetstream.KeyValue
 	results jetstream.Stream
-	emb     *embedded
+	emb     *embedded // the server this process runs, or the one it connects to
+
+	mu       sync.Mutex
+	taken    []*embedded   // servers this process took over (see takeOver)
+	closing  chan struct{} // closed by Close
+	reviving chan struct{} // closed when a lost connection is back
 }
 
 // Open connects to the queue that opts names, creating its stream,
 // consumer and buckets when missing.
 func Open(ctx context.Context, opts Options) (*Queue, error) {
-	q := &Queue{opts: opts}
+	q := &Queue{opts: opts, closing: make(chan struct{})}
 	addr := opts.NATS
+	connOpts := []nats.Option{nats.Name("fetch"), nats.MaxReconnects(-1), nats.ReconnectWait(100 * time.Millisecond)}
 	if addr == "" {
 		dir := opts.StateDir
 		if dir == "" {
@@ -111,8 +118,11 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 		}
 		q.emb = e
 		addr = e.url
+		connOpts = append(connOpts,
+			nats.DisconnectErrHandler(func(*nats.Conn, error) { q.lost(dir) }),
+			nats.ReconnectHandler(func(*nats.Conn) { q.back() }))
 	}
-	nc, err := nats.Connect(addr, nats.Name("fetch"), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+	nc, err := nats.Connect(addr, connOpts...)
 	if err != nil {
 		q.emb.close()
 		return nil, fmt.Errorf("queue: connecting to %s: %w", addr, err)
@@ -180,12 +190,68 @@ func (q *Queue) setup(ctx context.Context) error {
 // Close closes the connection, and stops the embedded server this process
 // runs, if any.
 func (q *Queue) Close() error {
+	q.mu.Lock()
+	select {
+	case <-q.closing:
+	default:
+		close(q.closing)
+	}
+	q.mu.Unlock()
 	if q.nc != nil {
 		q.nc.Drain()
 		q.nc.Close()
 	}
 	q.emb.close()
+	q.mu.Lock()
+	taken := q.taken
+	q.taken = nil
+	q.mu.Unlock()
+	for _, e := range taken {
+		e.close()
+	}
 	return nil
+}
+
+// lost is called when the connection to the embedded server drops: the
+// process that ran it may have exited, and this one takes over if so.
+func (q *Queue) lost(dir string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.reviving != nil || q.emb.srv != nil {
+		return
+	}
+	select {
+	case <-q.closing:
+		return
+	default:
+	}
+	back := make(chan struct{})
+	q.reviving = back
+	go func() {
+		stop := make(chan struct{})
+		go func() {
+			select {
+			case <-back:
+			case <-q.closing:
+			}
+			close(stop)
+		}()
+		if e := takeOver(dir, stop); e != nil {
+			q.mu.Lock()
+			q.taken = append(q.taken, e)
+			q.mu.Unlock()
+		}
+	}()
+}
+
+// back is called when the connection is restored.
+func (q *Queue) back() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.reviving != nil {
+		close(q.reviving)
+		q.reviving = nil
+	}
 }
 
 // Enqueue publishes every job of jobs and returns how many the server

@@ -247,3 +247,34 @@ func TestEmbeddedServerSharedByProcesses(t *testing.T) {
 		t.Errorf("server.url = %q, %v", b, err)
 	}
 }
+
+// When the process running the embedded server exits, one that was
+// connected to it serves the same state on the same port, and nothing
+// queued is lost.
+func TestEmbeddedServerTakenOver(t *testing.T) {
+	state := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	host, err := queue.Open(ctx, queue.Options{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := open(t, state)
+	if _, _, err := other.Enqueue(ctx, jobs([]string{"http://127.0.0.1:1/a", "http://127.0.0.1:1/b"})); err != nil {
+		t.Fatal(err)
+	}
+	host.Close()
+	for {
+		s, err := other.Stats(ctx)
+		if err == nil {
+			if s.Queued != 2 {
+				t.Fatalf("after the takeover, Stats = %+v, want 2 queued", s)
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no takeover: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
