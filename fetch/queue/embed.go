@@ -3,8 +3,8 @@ package queue
 import (
 	"errors"
 	"fmt"
-	"os"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"

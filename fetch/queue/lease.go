@@ -15,10 +15,10 @@ import (
 // leases bounds the connections to each host across every worker, with one
 // key per slot in the FETCH_HOSTS bucket.
 type leases struct {
-	kv     jetstream.KeyValue
-	owner  string
+	kv      jetstream.KeyValue
+	owner   string
 	perHost int
-	ttl    time.Duration
+	ttl     time.Duration
 }
 
 // lease is one slot held: the key and the revision this worker wrote.
