@@ -20,6 +20,9 @@ func (h *Handler) plainReply(s *session, req *fetch.Request, g url.Gopher) (*fet
 	if err := h.checkErrorItem(s, req); err != nil {
 		return nil, err
 	}
+	// Each line of a menu must come within the idle timeout; an item of
+	// any other type is not made of lines.
+	s.clock.lines(isMenuType(g.Type))
 	res := newResource(req, g.Type)
 	switch {
 	case isMenuType(g.Type):
