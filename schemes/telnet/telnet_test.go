@@ -72,8 +72,7 @@ func TestConformance(t *testing.T) {
 
 // TestNegotiation checks that the library answers the server's options:
 // ECHO and SGA accepted, TERMINAL-TYPE refused, NAWS answered with a size
-// (the library sends 65535x65535 without doubling the IAC bytes, so only the
-// option is checked).
+// (whose bytes TestNAWSOnTheWire checks).
 func TestNegotiation(t *testing.T) {
 	addr, done := serve(t, func(p *peer) {
 		p.send(cIAC, cWILL, oECHO, cIAC, cWILL, oSGA, cIAC, cDO, oTTYPE, cIAC, cDO, oNAWS)

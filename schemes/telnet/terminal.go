@@ -51,6 +51,11 @@ func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer) 
 		return fetch.Errorf(fetch.Usage, "interactive session: standard input is not a terminal: %w", err)
 	}
 	defer term.Restore(fd, old)
+	if ws, ok := s.(interface{ SetWindowSize(w, h int) error }); ok {
+		if w, h, err := term.GetSize(fd); err == nil && w > 0 && h > 0 {
+			ws.SetWindowSize(w, h)
+		}
+	}
 
 	keys, release := interruptible(in)
 	defer release()
