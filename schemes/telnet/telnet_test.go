@@ -375,3 +375,48 @@ func TestOpen(t *testing.T) {
 		t.Errorf("read %q", got)
 	}
 }
+
+// TestLoginRefused checks that a refused login is an error of Kind Auth,
+// whether the server says so or prompts for the login again, and that an
+// accepted one is not.
+func TestLoginRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, answer string
+		want         fetch.Kind
+	}{
+		{"login incorrect", "\r\nLogin incorrect\r\n", fetch.Auth},
+		{"busybox", "\r\n\r\nLogin incorrect\r\nhost login: ", fetch.Auth},
+		{"prompt again", "\r\nlogin: ", fetch.Auth},
+		{"welcome", "\r\nWelcome, fred\r\ndemo$ ", 0},
+		{"motd", "\r\nLinux host 6.1.0\r\n\r\nThe programs included\r\n", 0},
+		{"shell prompt only", "\r\n$ ", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, _ := serve(t, func(p *peer) {
+				p.sendf("login: ")
+				p.readLine()
+				p.sendf("Password: ")
+				p.readLine()
+				p.sendf("%s", tc.answer)
+				drain(p)
+			})
+			h := &Handler{Login: true}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "telnet://fred:wrong@"+addr), IdleTimeout: 10 * time.Second})
+			if tc.want == 0 {
+				if err != nil {
+					t.Fatalf("Fetch: %v, want a session", err)
+				}
+				res.Body.Close()
+				return
+			}
+			if err == nil {
+				res.Body.Close()
+			}
+			if fetch.KindOf(err) != tc.want {
+				t.Errorf("Fetch: %v, want Kind %v", err, tc.want)
+			}
+		})
+	}
+}
