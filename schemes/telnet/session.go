@@ -9,7 +9,6 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,8 +41,8 @@ type Session struct {
 	tc    *ztelnet.Conn
 	idle  time.Duration
 	trace *fetch.Trace
+	ctx   context.Context
 	stop  func() bool
-	cause atomic.Pointer[error]
 
 	dlMu sync.Mutex // guards rdl, wdl and the deadlines set on raw
 	rdl  time.Time  // the caller's read deadline; zero means none
@@ -74,11 +73,9 @@ func newSession(ctx context.Context, conn net.Conn, idle time.Duration, trace *f
 	if idle <= 0 {
 		idle = 60 * time.Second
 	}
-	s := &Session{raw: conn, idle: idle, trace: trace, width: width, height: height}
+	s := &Session{raw: conn, ctx: ctx, idle: idle, trace: trace, width: width, height: height}
 	s.tc, _ = ztelnet.NewConn(wire{Conn: conn, s: s}) // NewConn never fails
 	s.stop = context.AfterFunc(ctx, func() {
-		err := context.Cause(ctx)
-		s.cause.Store(&err)
 		s.dlMu.Lock()
 		s.raw.SetDeadline(longAgo)
 		s.dlMu.Unlock()
@@ -192,10 +189,11 @@ func itoa(n int) string {
 
 // dead returns the context's cause once the session's context is done.
 func (s *Session) dead() error {
-	if p := s.cause.Load(); p != nil {
-		return fetch.Wrap(fetch.KindOf(*p), *p)
+	if s.ctx.Err() == nil {
+		return nil
 	}
-	return nil
+	err := context.Cause(s.ctx)
+	return fetch.Wrap(fetch.KindOf(err), err)
 }
 
 // armWrite sets the write deadline for one write: the idle timeout from

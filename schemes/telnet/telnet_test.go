@@ -420,3 +420,24 @@ func TestLoginRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestPipeTimeoutNamesURL checks that a session cut by its deadline fails
+// with the Client's error, which names the URL.
+func TestPipeTimeoutNamesURL(t *testing.T) {
+	addr, _ := serve(t, drain)
+	c := &fetch.Client{}
+	c.Register("telnet", &Handler{})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	u := "telnet://" + addr
+	res, err := c.Fetch(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	err = Pipe(ctx, res.Body.(io.ReadWriter), pr, io.Discard, time.Minute)
+	if !errors.Is(err, fetch.Timeout) || !strings.Contains(err.Error(), u) {
+		t.Errorf("Pipe past the deadline: %v, want Kind Timeout naming %s", err, u)
+	}
+}
