@@ -60,6 +60,9 @@ func (p Parser) checkScheme(u *URL, fam string, off int) *Error {
 		if path == "" {
 			return &Error{Offset: off, Expected: `newsgroup, "*" or message-id`}
 		}
+		if err := checkNewsServer(path, off); err != nil {
+			return err
+		}
 		if strict {
 			return checkNews(path, off)
 		}
@@ -188,6 +191,25 @@ func checkGroup(g string, off int) *Error {
 		if !isAlpha(c) && !isDigit(c) && c != '-' && c != '.' && c != '+' && c != '_' {
 			return &Error{Offset: off + i, Expected: "newsgroup name character"}
 		}
+	}
+	return nil
+}
+
+// checkNewsServer refuses a login in the server part of RFC 5538's
+// "news://server/..." form, which RFC 1738 does not know (a strict parser
+// refuses the form as a whole) and which names a server, never a user or a
+// password: "news://u:pw@h/g" is malformed, so that the password is
+// redacted from the error rather than carried as a message-id.
+func checkNewsServer(path string, off int) *Error {
+	if !strings.HasPrefix(path, "//") {
+		return nil
+	}
+	server := path[2:]
+	if i := strings.IndexByte(server, '/'); i >= 0 {
+		server = server[:i]
+	}
+	if i := strings.IndexByte(server, '@'); i >= 0 {
+		return &Error{Offset: off + 2, Expected: "news server host[:port] (a news URL has no user or password, RFC 5538)"}
 	}
 	return nil
 }

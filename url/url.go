@@ -733,35 +733,3 @@ func (u *URL) format(redact bool) string {
 	}
 	return b.String()
 }
-
-// redactRaw hides the password of a URL that may not parse, for error
-// messages: the text between the first ':' after "//" and the last '@'
-// before the next '/'. When no '@' stands before that '/', a password with
-// an unencoded '/' may still run on to a later '@' (before any '#'), so
-// that reading is redacted too: an error message may hide too
-// much, never a password.
-func redactRaw(s string) string {
-	i := strings.Index(s, "//")
-	if i < 0 {
-		return s
-	}
-	auth := s[i+2:]
-	if j := strings.IndexByte(auth, '#'); j >= 0 {
-		auth = auth[:j]
-	}
-	at := -1
-	if j := strings.IndexByte(auth, '/'); j >= 0 {
-		at = strings.LastIndexByte(auth[:j], '@')
-	}
-	if at < 0 {
-		at = strings.LastIndexByte(auth, '@')
-	}
-	if at < 0 {
-		return s
-	}
-	c := strings.IndexByte(auth[:at], ':')
-	if c < 0 || c+1 == at {
-		return s
-	}
-	return s[:i+2+c+1] + "****" + s[i+2+at:]
-}
