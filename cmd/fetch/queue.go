@@ -246,11 +246,3 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fmt.Fprintf(stdout, "queued: %d\nin flight: %d\ndone: %d\nfailed: %d\n", s.Queued, s.InFlight, s.Done, s.Failed)
 	return 0
 }
-
-// exitCode is the exit-code class of a fetch's outcome.
-func exitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	return fetch.KindOf(err).ExitCode()
-}

@@ -179,7 +179,11 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		return nil
 	}
 	if ferr != nil && transient(ferr) && !last {
-		msg.NakWithDelay(backoff(delivery))
+		delay := backoff(delivery)
+		if ra, ok := fetch.RetryAfter(ferr); ok {
+			delay = max(delay, min(ra, 10*time.Minute))
+		}
+		msg.NakWithDelay(delay)
 		return nil
 	}
 	return r.finish(ctx, msg, key, job, delivery, sp, ferr)
@@ -311,10 +315,10 @@ func backoff(delivery int) time.Duration {
 }
 
 // transient reports whether a failure may go away on another try: a
-// failure to connect, a timeout, a cut transfer.
+// failure to connect, a timeout, a cut transfer, a server's "try later".
 func transient(err error) bool {
 	switch fetch.KindOf(err) {
-	case fetch.Connect, fetch.Timeout, fetch.Incomplete:
+	case fetch.Connect, fetch.Timeout, fetch.Incomplete, fetch.Unavailable:
 		return true
 	}
 	return false
