@@ -47,7 +47,7 @@ func startEmbedded(dir string, wait time.Duration) (*embedded, error) {
 			return nil, fmt.Errorf("queue state lock: %w", err)
 		}
 		if ok {
-			e, err := serve(dir, lock)
+			e, err := serve(dir, lock, false)
 			if err != nil {
 				unlock(lock)
 				lock.Close()
@@ -66,7 +66,9 @@ func startEmbedded(dir string, wait time.Duration) (*embedded, error) {
 	}
 }
 
-func serve(dir string, lock *os.File) (*embedded, error) {
+// serve runs the server for dir, on the port it had before when that port
+// is free; samePort makes a port that is not free an error.
+func serve(dir string, lock *os.File, samePort bool) (*embedded, error) {
 	// A stale address from a process that died must not be read while this
 	// one starts.
 	os.Remove(filepath.Join(dir, urlName))
@@ -78,6 +80,9 @@ func serve(dir string, lock *os.File) (*embedded, error) {
 		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && portFree(p) {
 			port = p
 		}
+	}
+	if samePort && port == server.RANDOM_PORT {
+		return nil, errors.New("the embedded server's port is not free yet")
 	}
 	opts := &server.Options{
 		ServerName: "fetch-embedded",
@@ -150,7 +155,7 @@ func takeOver(dir string, stop <-chan struct{}) *embedded {
 			lock.Close()
 			continue
 		}
-		e, err := serve(dir, lock)
+		e, err := serve(dir, lock, true)
 		if err != nil {
 			unlock(lock)
 			lock.Close()

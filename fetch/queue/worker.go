@@ -67,16 +67,31 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	// One pull subscription feeds the workers, asking for as many jobs as
+	// they can take at once.
+	it, err := w.Queue.cons.Messages(jetstream.PullMaxMessages(par))
+	if err != nil {
+		return fmt.Errorf("queue: %w", err)
+	}
+	msgs := make(chan jetstream.Msg)
 	var wg sync.WaitGroup
 	for range par {
 		wg.Go(func() {
-			if err := r.loop(ctx); err != nil {
-				cancel(err)
+			for msg := range msgs {
+				if err := r.handle(ctx, msg); err != nil {
+					cancel(err)
+				}
 			}
 		})
 	}
+	err = r.take(ctx, it, msgs)
+	it.Stop()
+	close(msgs)
 	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errDrained) {
+	if err == nil {
+		err = context.Cause(ctx)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, errDrained) {
 		return err
 	}
 	return nil
@@ -91,16 +106,15 @@ type run struct {
 	leases *leases
 }
 
-// loop takes one job after another until ctx is done.
-func (r *run) loop(ctx context.Context) error {
+// take hands the jobs of it to the workers until ctx is done or, when
+// draining, the queue is empty.
+func (r *run) take(ctx context.Context, it jetstream.MessagesContext, msgs chan<- jetstream.Msg) error {
 	for ctx.Err() == nil {
-		wait, cancel := context.WithTimeout(ctx, 2*time.Second)
-		msg, err := r.w.Queue.cons.Next(jetstream.FetchContext(wait))
-		cancel()
+		msg, err := it.Next(jetstream.NextMaxWait(time.Second))
 		switch {
 		case ctx.Err() != nil:
 			return nil
-		case errors.Is(err, jetstream.ErrNoMessages), errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
+		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 			if r.w.Drain && r.empty(ctx) {
 				return errDrained
 			}
@@ -108,8 +122,11 @@ func (r *run) loop(ctx context.Context) error {
 		case err != nil:
 			return fmt.Errorf("queue: taking a job: %w", err)
 		}
-		if err := r.handle(ctx, msg); err != nil {
-			return err
+		select {
+		case msgs <- msg:
+		case <-ctx.Done():
+			msg.Nak()
+			return nil
 		}
 	}
 	return nil
@@ -269,7 +286,7 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job
 	if ferr != nil {
 		err = msg.Term()
 	} else {
-		err = msg.DoubleAck(ctx)
+		err = msg.Ack()
 	}
 	if err != nil {
 		return fmt.Errorf("queue: acknowledging: %w", err)
