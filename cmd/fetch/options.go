@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes"
 )
 
@@ -29,6 +30,7 @@ type config struct {
 	resume     bool // -C -
 	retry      int
 	portOK     bool
+	policy     fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
 	netrc      bool
 	dryRun     bool
 	strict     bool
@@ -60,6 +62,7 @@ type option struct {
 var (
 	commonOptions = concat(
 		generalOptions,
+		policyOptions,
 	)
 	schemeOptions = concat(
 		ftpOptions,

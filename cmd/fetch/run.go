@@ -86,10 +86,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	cl := &fetch.Client{
 		Parser:         url.Parser{Lenient: !c.strict},
-		Policy:         fetch.Policy{AllowPortOverride: c.portOK},
+		Policy:         c.policy,
 		ConnectTimeout: c.connectTO,
 		PerHost:        c.perHost,
 	}
+	cl.Policy.AllowPortOverride = c.portOK
 	if c.verbose {
 		cl.Trace = stderr
 	}
