@@ -223,7 +223,7 @@ func (e *runEnv) all(ctx context.Context) int {
 // silent, and returns its exit code.
 func (e *runEnv) fail(err error) int {
 	if !e.cfg.silent || e.cfg.showErrors {
-		msg := strings.ReplaceAll(err.Error(), "\n", " ") + hint(err)
+		msg := strings.ReplaceAll(err.Error(), "\n", " ") + hint(err, e.cfg)
 		e.errMu.Lock()
 		fmt.Fprintf(e.stderr, "fetch: %s\n", msg)
 		e.errMu.Unlock()
