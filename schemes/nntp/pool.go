@@ -82,3 +82,15 @@ func (h *Handler) release(s *session, reusable bool) {
 func (h *Handler) Close() error {
 	return h.pool().Close()
 }
+
+// Address returns the server ("host:port") a fetch of req dials: the
+// URL's for nntp and nntps, the configured one for news and snews, whose
+// URLs name none. It makes the Handler a fetch.Addresser, so that a Client
+// counts news: fetches against their server's per-host limit.
+func (h *Handler) Address(req *fetch.Request) string {
+	t, err := h.resolve(req.URL, true)
+	if err != nil {
+		return ""
+	}
+	return t.addr
+}

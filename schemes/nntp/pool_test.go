@@ -1,9 +1,13 @@
 package nntp
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 func TestPoolSettings(t *testing.T) {
@@ -61,4 +65,35 @@ func TestConcurrentFetches(t *testing.T) {
 	if n, max := h.pool().Len(), 2; n > max {
 		t.Errorf("%d idle connections kept, want at most %d", n, max)
 	}
+}
+
+// news: URLs name no host, yet count against the server they dial: with
+// PerHost 1, a second fetch waits while the first body is open.
+func TestNewsPerHost(t *testing.T) {
+	f := newServer(t)
+	addr := f.start(nil)
+	h := newHandler(t, addr)
+	if got := h.Address(&fetch.Request{URL: parse(t, "news:one@example.org")}); got != addr {
+		t.Errorf("Address(news:) = %q, want the configured server %q", got, addr)
+	}
+	c := &fetch.Client{PerHost: 1}
+	c.Register("news", h)
+	c.Register("nntp", h)
+	res, err := c.Fetch(context.Background(), "news:one@example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	for _, u := range []string{"news:two@example.org", "nntp://" + addr + "/local.test/1"} {
+		if _, err := c.Fetch(ctx, u); !errors.Is(err, fetch.Timeout) {
+			t.Errorf("%s while a fetch from the same server is open: %v, want to wait (Timeout)", u, err)
+		}
+	}
+	res.Body.Close()
+	res, err = c.Fetch(context.Background(), "news:two@example.org")
+	if err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	res.Body.Close()
 }
