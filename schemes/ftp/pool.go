@@ -56,6 +56,10 @@ func (h *Handler) release(key string, c *ctrl, inStep bool) {
 // reused reports which.
 func (h *Handler) acquire(ctx context.Context, req *fetch.Request, lg login, key string, cwds []string) (c *ctrl, reused bool, err error) {
 	for c = h.take(key); c != nil; c = h.take(key) {
+		if err := req.CheckReuse(c.raw); err != nil {
+			h.pool().Put(key, c) // another request may use it
+			return nil, false, err
+		}
 		c.watch(ctx, req.Trace)
 		c.replies = 0
 		c.trace.Notef("reusing the connection to %s (user %s)", req.URL.HostPort(), lg.user)

@@ -213,6 +213,16 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 			}
 		},
 		GotConn: func(i httptrace.GotConnInfo) {
+			if i.Reused {
+				// A pooled connection was dialed under another request's
+				// policy: judge its address for this one, and drop it
+				// before the request is written when it fails.
+				if err := req.CheckReuse(i.Conn); err != nil {
+					w.cancel(err)
+					i.Conn.Close()
+					return
+				}
+			}
 			w.armHook(idle, "sending the request")
 			if i.Reused {
 				tr.Notef("reusing the connection to %s", i.Conn.RemoteAddr())

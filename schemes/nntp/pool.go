@@ -39,6 +39,10 @@ func (h *Handler) pool() *fetch.Pool[poolKey, *session] {
 func (h *Handler) checkout(ctx context.Context, req *fetch.Request, t *target) (s *session, reused bool, err error) {
 	key := keyFor(req, t)
 	if s := h.takeIdle(key); s != nil {
+		if err := req.CheckReuse(s.raw); err != nil {
+			h.pool().Put(key, s) // another request may use it
+			return nil, false, err
+		}
 		s.trace = req.Trace
 		s.creds = req.Credentials()
 		s.prompt = req.Prompt
