@@ -52,7 +52,7 @@ func (r *Request) Dial(ctx context.Context, network, addr string) (*Conn, error)
 		return nil, err
 	}
 	r.Trace.Notef("connected to %s", c.RemoteAddr())
-	return NewConn(c, r.idleTimeout()), nil
+	return NewConn(c, r.EffectiveIdleTimeout()), nil
 }
 
 // DialContext connects to addr ("host:port") over network ("tcp", "udp",
@@ -90,7 +90,7 @@ func (r *Request) DialContext(ctx context.Context, network, addr string) (net.Co
 	if err := r.policy.checkPort(scheme, port); err != nil {
 		return nil, err
 	}
-	timeout := r.connectTimeout()
+	timeout := r.EffectiveConnectTimeout()
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, Errorf(Timeout, "connecting to %s: no answer in %v", addr, timeout))
 	defer cancel()
 	ips, err := r.resolve(ctx, network, host)

@@ -186,13 +186,7 @@ func (w *watchdog) stop() {
 // clientTrace returns the httptrace hooks that arm the watchdog at each
 // network wait of a hop and write the -v trace.
 func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(proto string) string) *httptrace.ClientTrace {
-	connect, idle := req.ConnectTimeout, req.IdleTimeout
-	if connect <= 0 {
-		connect = 30 * time.Second
-	}
-	if idle <= 0 {
-		idle = 60 * time.Second
-	}
+	connect, idle := req.EffectiveConnectTimeout(), req.EffectiveIdleTimeout()
 	return &httptrace.ClientTrace{
 		DNSStart: func(i httptrace.DNSStartInfo) {
 			w.armHook(connect, "resolving "+i.Host)
