@@ -141,7 +141,7 @@ var generalOptions = []option{
 			c.resume = true
 			return nil
 		}},
-	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation) up to N times, with backoff",
+	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation, server busy) up to N times, with capped backoff; mail is never resent",
 		set: func(c *config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
