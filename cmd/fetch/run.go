@@ -95,10 +95,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	cl := &fetch.Client{
 		Parser:         url.Parser{Lenient: !c.strict},
-		Policy:         fetch.Policy{AllowPortOverride: c.portOK},
+		Policy:         c.policy,
 		ConnectTimeout: c.connectTO,
 		PerHost:        c.perHost,
 	}
+	cl.Policy.AllowPortOverride = c.portOK
 	if c.verbose {
 		cl.Trace = stderr
 	}
@@ -231,7 +232,7 @@ func (e *runEnv) all(ctx context.Context) int {
 // silent, and returns its exit code.
 func (e *runEnv) fail(err error) int {
 	if !e.cfg.silent || e.cfg.showErrors {
-		msg := strings.ReplaceAll(err.Error(), "\n", " ") + hint(err)
+		msg := strings.ReplaceAll(err.Error(), "\n", " ") + hint(err, e.cfg)
 		e.errMu.Lock()
 		fmt.Fprintf(e.stderr, "fetch: %s\n", msg)
 		e.errMu.Unlock()
