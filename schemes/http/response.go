@@ -23,8 +23,9 @@ var errClosed = errors.New("request finished")
 
 // statusLine returns the reply's status line, such as "HTTP/1.1 404 Not
 // Found".
+// Control characters in the reason phrase are escaped.
 func statusLine(resp *http.Response) string {
-	return resp.Proto + " " + resp.Status
+	return escape(resp.Proto + " " + resp.Status)
 }
 
 // statusError returns the error a reply's status means, or nil for a
@@ -70,7 +71,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		URL:   u,
 		Kind:  fetch.KindFile,
 		Size:  resp.ContentLength,
-		Extra: map[string]string{"http-status": resp.Status, "http-version": resp.Proto},
+		Extra: map[string]string{"http-status": escape(resp.Status), "http-version": resp.Proto},
 	}
 	if res.Size < 0 {
 		res.Size = -1
@@ -88,7 +89,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		}
 	}
 	if et := resp.Header.Get("ETag"); et != "" && len(et) < 256 {
-		res.Extra["etag"] = et
+		res.Extra["etag"] = escape(et)
 	}
 	switch {
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
@@ -189,7 +190,7 @@ func traceReply(tr *fetch.Trace, resp *http.Response) {
 			if k == "Location" {
 				v = redactLocation(v)
 			}
-			tr.Recv(k + ": " + v)
+			tr.Recv(escape(k + ": " + v))
 		}
 	}
 	if resp.Uncompressed {
