@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,28 @@ func TestDrippedLines(t *testing.T) {
 		// before.
 		if !errors.Is(err, fetch.Timeout) || time.Since(start) > 10*time.Second {
 			t.Errorf("%s dripped: %v (kind %v) after %v, want kind Timeout from the idle timeout", path, err, fetch.KindOf(err), time.Since(start))
+		}
+	}
+}
+
+// TestControlCharacters checks that server text reaches the error and the
+// trace with its control characters replaced.
+func TestControlCharacters(t *testing.T) {
+	evil := "\x1b]0;PWNED\x07\x1b[2J\xc2\x9b31m"
+	s := newServer(t, map[string]respond{
+		"/err":  send("3Gone" + evil + "\t\terror.host\t1\r\n.\r\n"),
+		"/plus": send("+-1\r\n1 " + evil + "\r\ngone" + evil + "\r\n.\r\n"),
+		"/hdr":  send("+1" + evil + "\r\nx"),
+	})
+	for _, path := range []string{"0/err", "0/plus%09%09+", "0/hdr%09%09!"} {
+		var tr strings.Builder
+		_, _, err := get(t, &Handler{}, "gopher://"+s.addr+"/"+path, func(r *fetch.Request) { r.Trace = fetch.NewTrace(&tr) })
+		text := tr.String()
+		if err != nil {
+			text += err.Error()
+		}
+		if strings.ContainsAny(text, "\x1b\x07\u009b") {
+			t.Errorf("%s: control characters reach the trace or the error:\n%q", path, text)
 		}
 	}
 }
