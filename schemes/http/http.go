@@ -10,6 +10,7 @@ package http
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -339,6 +340,14 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		return fail(err)
 	}
 	res, err := resource(u, resp, req, offset)
+	if errors.Is(err, errNoTotal) {
+		// A 416 that does not say the size (lighttpd): ask for it.
+		drain(wd, req, resp.Body)
+		wd.stop()
+		cancel(errClosed)
+		res, err = h.wholeAlready(ctx, req, u, creds, offset)
+		return res, nil, err
+	}
 	if err != nil {
 		drain(wd, req, resp.Body)
 		return fail(err)
@@ -415,4 +424,30 @@ func idleTimeout(req *fetch.Request) time.Duration {
 		return req.IdleTimeout
 	}
 	return 60 * time.Second
+}
+
+// wholeAlready answers a resume at offset that the server refused with a
+// 416 not saying the resource's size: it asks for the size with HEAD.
+// When the resource is offset bytes long, nothing is left to send and the
+// Resource is the one a 416 with "bytes */offset" gives; otherwise it is
+// an error naming both sizes.
+func (h *Handler) wholeAlready(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, offset int64) (*fetch.Resource, error) {
+	req.Trace.Notef("the server refused the range without saying the size: asking for it with HEAD")
+	head := *req
+	head.Head, head.Offset = true, 0
+	res, next, err := h.once(ctx, &head, u, creds)
+	switch {
+	case err != nil:
+		return nil, err
+	case next != nil:
+		return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the server refused the range (416), and a HEAD request is redirected", offset)
+	case res.Size < 0:
+		return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the server refused the range (416) and does not tell the size", offset)
+	case res.Size != offset:
+		return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the resource has %d bytes (server replied 416)", offset, res.Size)
+	}
+	req.Trace.Notef("the resource is %d bytes long: nothing left to resume", offset)
+	res.Offset, res.Size, res.Body = offset, 0, fetch.NoBody
+	res.Extra["http-status"] = "416 Range Not Satisfiable"
+	return res, nil
 }

@@ -21,6 +21,10 @@ import (
 // its hop is over.
 var errClosed = errors.New("request finished")
 
+// errNoTotal is what resource returns for a 416 to a resume that does not
+// say the resource's size.
+var errNoTotal = errors.New("416 without the size")
+
 // statusLine returns the reply's status line, such as "HTTP/1.1 404 Not
 // Found".
 // Control characters in the reason phrase are escaped.
@@ -101,7 +105,10 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 			return res, nil
 		}
 		if offset > 0 && ok {
-			return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the resource has only %d (server replied %s)", offset, total, statusLine(resp))
+			return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the resource has %d bytes (server replied %s)", offset, total, statusLine(resp))
+		}
+		if offset > 0 {
+			return nil, errNoTotal
 		}
 		return nil, fetch.Errorf(fetch.Other, "server replied %s", statusLine(resp))
 	case offset > 0 && resp.StatusCode == http.StatusPartialContent:
