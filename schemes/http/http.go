@@ -147,7 +147,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 			return res, err
 		}
 		if hop >= max {
-			return nil, fetch.Errorf(fetch.Protocol, "redirect to %s not followed: the limit is %d redirects", next.Redacted(), max)
+			return nil, fetch.Errorf(fetch.Protocol, "redirect to %s not followed: the redirect limit is %d", next.Redacted(), max)
 		}
 		req.Trace.Notef("redirect %d of at most %d: to %s", hop+1, max, next.Redacted())
 		if next.Scheme != "http" && next.Scheme != "https" {
