@@ -111,6 +111,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 	u := req.URL
 	origin := slotKey(u)
+	credsOrigin := u.Scheme + "://" + u.HostPort()
 	given, prompted := req.Credentials(), false
 	max := h.maxRedirects()
 	for hop := 0; ; hop++ {
@@ -118,7 +119,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		switch {
 		case u != req.URL && u.User != nil:
 			creds = u.User // a redirect to a URL with its own login
-		case u.Scheme+"://"+u.HostPort() == origin:
+		case u.Scheme+"://"+u.HostPort() == credsOrigin:
 			creds = given // credentials go to the host they were given for only
 		}
 		var (
@@ -126,12 +127,14 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 			next *url.URL
 			err  error
 		)
-		if hop > 0 && h.Redirect != nil && slotKey(u) != origin {
-			res, next, err = h.viaClient(ctx, req, u, creds)
-		} else {
-			// The first request, or a hop to the host whose slot this
-			// fetch holds already.
+		switch {
+		case hop == 0:
 			res, next, err = h.once(ctx, req, u, creds)
+		case h.Redirect != nil && slotKey(u) != origin:
+			res, next, err = h.viaClient(ctx, req.Follow(u), creds)
+		default:
+			// A hop back to the host whose slot this fetch holds.
+			res, next, err = h.once(ctx, req.Follow(u), u, creds)
 		}
 		if err != nil && !prompted && creds != nil && creds == given && !creds.HasPassword && req.Prompt != nil && isStatus(err, http.StatusUnauthorized) {
 			// "-u user" without a password: ask for it once, as curl does.
@@ -160,8 +163,8 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 }
 
-// slotKey names the host a fetch.Client gives per-host slots for.
-func slotKey(u *url.URL) string { return u.Scheme + "://" + u.HostPort() }
+// slotKey names the address a fetch.Client gives per-host slots for.
+func slotKey(u *url.URL) string { return u.HostPort() }
 
 // hopKey is the context key of a redirect hop on its way through the
 // Client back to the Handler that asked for it.
@@ -190,11 +193,12 @@ func takeHop(ctx context.Context, h *Handler, u *url.URL) *hopState {
 	return st
 }
 
-// viaClient makes the hop to u through Redirect: the Resource, or the URL
+// viaClient makes the hop hreq through Redirect: the Resource, or the URL
 // a further redirect points to.
-func (h *Handler) viaClient(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo) (*fetch.Resource, *url.URL, error) {
+func (h *Handler) viaClient(ctx context.Context, hreq *fetch.Request, creds *url.Userinfo) (*fetch.Resource, *url.URL, error) {
+	u := hreq.URL
 	st := &hopState{h: h, url: u.String(), creds: creds}
-	res, err := h.Redirect(context.WithValue(ctx, hopKey{}, st), h.hopRequest(req, u))
+	res, err := h.Redirect(context.WithValue(ctx, hopKey{}, st), hreq)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -222,22 +226,6 @@ func (h *Handler) hop(ctx context.Context, req *fetch.Request, st *hopState) (*f
 	return res, nil
 }
 
-// hopRequest returns the request for a redirect to u: the per-call
-// settings of req, none of its credentials.
-func (h *Handler) hopRequest(req *fetch.Request, u *url.URL) *fetch.Request {
-	return &fetch.Request{
-		URL:            u,
-		Hop:            true,
-		Offset:         req.Offset,
-		Head:           req.Head,
-		Trace:          req.Trace,
-		ConnectTimeout: req.ConnectTimeout,
-		IdleTimeout:    req.IdleTimeout,
-		TLS:            req.TLS,
-		Prompt:         req.Prompt,
-	}
-}
-
 // check applies the policy to a redirect target.
 func (h *Handler) check(u *url.URL) error {
 	if h.Policy != nil {
@@ -263,7 +251,7 @@ func (h *Handler) crossScheme(ctx context.Context, req *fetch.Request, next *url
 		return nil, err
 	}
 	req.Trace.Notef("following the redirect to %s through its own handler", next.Redacted())
-	return h.Redirect(ctx, h.hopRequest(req, next))
+	return h.Redirect(ctx, req.Follow(next))
 }
 
 // once makes one hop: it sends the request for u and returns either the
