@@ -94,9 +94,15 @@ func (h *Handler) maxRedirects() int {
 
 // Fetch sends GET (HEAD when req.Head) for the URL, follows redirects, and
 // returns the final reply's body as the Resource's Body; the caller closes
-// it. A status of 400 or more is an error: 404 and 410 of Kind NotFound,
-// 401, 403 and 407 of Kind Auth, others of Kind Other, each naming the
-// status line. A redirect beyond MaxRedirects is an error of Kind Protocol
+// it, Header the reply's header fields, Status its status code, and
+// MediaType its Content-Type with any parameters (charset). It sends the
+// handler's header fields and then req.Header's, and If-Modified-Since
+// for req.IfModifiedSince. A status of 400 or more is an error holding a
+// *fetch.ReplyError: 404 and 410 of Kind NotFound, 401, 403 and 407 of
+// Kind Auth, 408 and 504 of Kind Timeout, 429 and 503 of Kind Unavailable
+// (with the Retry-After the server gave, see fetch.RetryAfter), others of
+// Kind Other, each naming the status line. A 304, the answer to a
+// conditional request, is an error of Kind NotModified and moves no body. A redirect beyond MaxRedirects is an error of Kind Protocol
 // naming the limit and the Location. With req.Offset > 0 it asks for the
 // rest with Range; when the server honours it (206 with a matching
 // Content-Range) the Resource's Offset is req.Offset, and when it sends the
@@ -293,15 +299,21 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		Header:     make(http.Header),
 		Host:       nu.Host,
 	}).WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
-	for _, hd := range h.headers(u, creds, offset, req.Head) {
+	hs, err := h.headers(req, u, creds, offset, req.Head)
+	if err != nil {
+		return fail(err)
+	}
+	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
 		case "Accept-Encoding":
-			if h.Raw {
+			// Sent only when the body is to stay encoded (Raw, or the
+			// request's own field); otherwise net/http sends it and decodes.
+			if h.Raw || req.Header.Get("Accept-Encoding") != "" {
 				hreq.Header.Set(hd.name, hd.value)
 			}
 		default:
-			hreq.Header.Set(hd.name, hd.value)
+			hreq.Header.Add(hd.name, hd.value)
 		}
 	}
 	resp, err := h.transport(req.TLS).RoundTrip(hreq)
@@ -340,10 +352,8 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		drain(wd, req, resp.Body)
 		return fail(err)
 	}
-	if h.Raw {
-		if ce := resp.Header.Get("Content-Encoding"); ce != "" {
-			res.Extra["content-encoding"] = ce
-		}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !resp.Uncompressed {
+		res.Extra[fetch.ExtraContentEncoding] = escape(ce)
 	}
 	if req.Head || res.Body != nil {
 		resp.Body.Close()
@@ -436,6 +446,7 @@ func (h *Handler) wholeAlready(ctx context.Context, req *fetch.Request, u *url.U
 	}
 	req.Trace.Notef("the resource is %d bytes long: nothing left to resume", offset)
 	res.Offset, res.Size, res.Body = offset, 0, fetch.NoBody
-	res.Extra["http-status"] = "416 Range Not Satisfiable"
+	res.Status = http.StatusRequestedRangeNotSatisfiable
+	res.Extra[fetch.ExtraHTTPStatus] = "416 Range Not Satisfiable"
 	return res, nil
 }
