@@ -353,7 +353,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		return fail(err)
 	}
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !resp.Uncompressed {
-		res.Extra[fetch.ExtraContentEncoding] = escape(ce)
+		res.Extra[fetch.ExtraContentEncoding] = fetch.Sanitize(ce)
 	}
 	if req.Head || res.Body != nil {
 		resp.Body.Close()

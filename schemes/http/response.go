@@ -31,7 +31,7 @@ var errNoTotal = errors.New("416 without the size")
 // Found".
 // Control characters in the reason phrase are escaped.
 func statusLine(resp *http.Response) string {
-	return escape(resp.Proto + " " + resp.Status)
+	return fetch.Sanitize(resp.Proto + " " + resp.Status)
 }
 
 // statusError returns the error a reply's status means, or nil for a
@@ -119,7 +119,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		Size:   resp.ContentLength,
 		Header: resp.Header,
 		Status: resp.StatusCode,
-		Extra:  map[string]string{fetch.ExtraHTTPStatus: escape(resp.Status), fetch.ExtraHTTPVersion: resp.Proto},
+		Extra:  map[string]string{fetch.ExtraHTTPStatus: fetch.Sanitize(resp.Status), fetch.ExtraHTTPVersion: resp.Proto},
 	}
 	if res.Size < 0 {
 		res.Size = -1
@@ -131,7 +131,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		}
 	}
 	if et := resp.Header.Get("ETag"); et != "" && len(et) < 256 {
-		res.Extra["etag"] = escape(et)
+		res.Extra["etag"] = fetch.Sanitize(et)
 	}
 	switch {
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
@@ -185,7 +185,7 @@ func mediaType(ct string) string {
 			return f
 		}
 	}
-	return escape(strings.TrimSpace(ct))
+	return fetch.Sanitize(strings.TrimSpace(ct))
 }
 
 // parseContentRange parses "bytes FIRST-LAST/TOTAL" (TOTAL may be "*",
@@ -250,7 +250,7 @@ func traceReply(tr *fetch.Trace, resp *http.Response) {
 			if k == "Location" {
 				v = redactLocation(v)
 			}
-			tr.Recv(escape(k + ": " + v))
+			tr.Recv(fetch.Sanitize(k + ": " + v))
 		}
 	}
 	if resp.Uncompressed {

@@ -105,17 +105,3 @@ func hasControl(s string) bool {
 	}
 	return false
 }
-
-func TestEscape(t *testing.T) {
-	for in, want := range map[string]string{
-		"Not Found":          "Not Found",
-		"a\x1b]0;PWNED\x07b": `a\x1b]0;PWNED\x07b`,
-		"\x9b31m":            `\x9b31m`,
-		"\u009b31m":          `\u009b31m`,
-		"caf\u00e9 \x7f":     `caf` + "\u00e9" + ` \x7f`,
-	} {
-		if got := escape(in); got != want {
-			t.Errorf("escape(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
