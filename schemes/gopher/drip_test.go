@@ -80,3 +80,27 @@ func TestControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestReplyErrors checks that an error item and a Gopher+ error reach the
+// caller as a *fetch.ReplyError holding the server's text.
+func TestReplyErrors(t *testing.T) {
+	s := newServer(t, map[string]respond{
+		"/gone":   send("3Item not found: /gone\t\terror.host\t1\r\n.\r\n"),
+		"/busy":   send("--2\r\n2 Admin <admin@example.org>\r\nLoad too high\r\n"),
+		"/absent": send("--1\r\n1 Admin <admin@example.org>\r\nNo such item\r\n"),
+	})
+	for path, want := range map[string]fetch.ReplyError{
+		"0/gone":          {Code: 0, Text: "Item not found: /gone"},
+		"0/busy%09%09+":   {Code: 2, Text: "Load too high"},
+		"0/absent%09%09+": {Code: 1, Text: "No such item"},
+	} {
+		_, _, err := get(t, &Handler{}, "gopher://"+s.addr+"/"+path, nil)
+		var re *fetch.ReplyError
+		if !errors.As(err, &re) || re.Code != want.Code || re.Text != want.Text {
+			t.Errorf("%s: %v: ReplyError %+v, want %+v", path, err, re, want)
+		}
+	}
+	if _, _, err := get(t, &Handler{}, "gopher://"+s.addr+"/0/busy%09%09+", nil); !errors.Is(err, fetch.Unavailable) {
+		t.Errorf("Gopher+ error 2 (try again later): %v, want kind Unavailable", err)
+	}
+}
