@@ -2,6 +2,7 @@ package gopher
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
 )
 
 // drip answers with head at once, then with tail one byte at a time, each
@@ -102,5 +104,29 @@ func TestReplyErrors(t *testing.T) {
 	}
 	if _, _, err := get(t, &Handler{}, "gopher://"+s.addr+"/0/busy%09%09+", nil); !errors.Is(err, fetch.Unavailable) {
 		t.Errorf("Gopher+ error 2 (try again later): %v, want kind Unavailable", err)
+	}
+}
+
+// TestCloseAbortsRead checks that Close, called while a Read waits for a
+// server that sends nothing more, ends that Read at once.
+func TestCloseAbortsRead(t *testing.T) {
+	stop := make(chan struct{})
+	s := newServer(t, map[string]respond{"/slow": drip("abc", "", stop)})
+	t.Cleanup(func() { close(stop) })
+	for _, path := range []string{"9/slow", "1/slow", "0/slow"} {
+		u, _ := url.ParseLenient("gopher://" + s.addr + "/" + path)
+		res, err := (&Handler{}).Fetch(context.Background(), &fetch.Request{URL: u, IdleTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := io.ReadAll(res.Body); done <- err }()
+		time.Sleep(100 * time.Millisecond)
+		res.Body.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Close did not abort the blocked Read", path)
+		}
 	}
 }
