@@ -168,6 +168,7 @@ func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t
 	if err != nil {
 		return nil, nil, err
 	}
+	m.bound(s.idle)
 	inf, err := readInfo(m, req.Trace)
 	if err != nil {
 		return nil, nil, err
