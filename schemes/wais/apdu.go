@@ -101,10 +101,10 @@ type response struct {
 	// MessageSize is, in an init response, the smaller of the server's
 	// PreferredMessageSize and MaximumRecordSize; 0 when it gives none.
 	MessageSize int
-	RefID   []byte
-	Hits    []Hit
-	Texts   []docText
-	Diags   []Diagnostic
+	RefID       []byte
+	Hits        []Hit
+	Texts       []docText
+	Diags       []Diagnostic
 }
 
 // docText is one DocumentTextGroup of a retrieval response.
