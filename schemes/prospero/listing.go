@@ -48,7 +48,7 @@ func (b *listBody) next() error {
 			}
 			return wrapReply(err)
 		}
-		b.trace.Recv(printable(line))
+		b.trace.Recv(fetch.Sanitize(line))
 		toks, err := tokenize(line)
 		if err != nil {
 			return wrapReply(err)
@@ -63,7 +63,7 @@ func (b *listBody) next() error {
 				b.out = append(append(b.out[:0], u...), '\n')
 				return nil
 			}
-			b.trace.Notef("skipping a link this client cannot name as a URL: %s", printable(truncate(line)))
+			b.trace.Notef("skipping a link this client cannot name as a URL: %s", fetch.Sanitize(truncate(line)))
 		case "VERSION", "WARNING", "ATTRIBUTE", "UNRESOLVED", "FILTER":
 			// the server's version, advisories, or detail we did not ask for
 		case "NONE-FOUND":

@@ -34,7 +34,7 @@ func replyError(toks []string, what string) error {
 	if len(toks) == 0 {
 		return nil
 	}
-	rest := printable(strings.Join(toks[1:], " "))
+	rest := fetch.Sanitize(strings.Join(toks[1:], " "))
 	switch toks[0] {
 	case "FAILURE":
 		reason := ""
@@ -72,7 +72,7 @@ func readInfo(r io.Reader, trace *fetch.Trace) (*info, error) {
 		if err != nil {
 			return nil, wrapReply(err)
 		}
-		trace.Recv(printable(line))
+		trace.Recv(fetch.Sanitize(line))
 		toks, err := tokenize(line)
 		if err != nil {
 			return nil, wrapReply(err)
