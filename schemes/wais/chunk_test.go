@@ -3,6 +3,7 @@ package wais
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +53,21 @@ func TestChunkFitsMessageSize(t *testing.T) {
 				t.Errorf("%d retrievals, want at most %d", n, tc.retrieves)
 			}
 		})
+	}
+}
+
+// TestHitLineEscapesControls checks that a headline's terminal controls,
+// C1 and bidirectional overrides included, do not reach the hit line.
+func TestHitLineEscapesControls(t *testing.T) {
+	h := Hit{Headline: "a\x1b]0;PWNED\x07b\u009b2Jc\u202ed\x9be\tf caf\xe9", URL: "wais://h/db/TEXT/1/x"}
+	line := string(h.AppendLine(nil))
+	head, _, _ := strings.Cut(line, "\twais:")
+	for _, bad := range []string{"\x1b", "\x07", "\u009b", "\u202e", "\x9b"} {
+		if strings.Contains(head, bad) {
+			t.Errorf("hit line %q holds %q", line, bad)
+		}
+	}
+	if !strings.Contains(head, "caf\xe9") {
+		t.Errorf("hit line %q lost the Latin-1 headline byte", line)
 	}
 }
