@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -398,13 +399,16 @@ func TestAFTP(t *testing.T) {
 	h := quick()
 	h.Follow = func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 		got = append(got, req.URL.String())
-		if req.User != nil {
+		if req.User != nil || req.Header.Get("Authorization") != "" {
 			t.Errorf("Follow got the prospero request's credentials")
+		}
+		if !req.Hop {
+			t.Errorf("Follow got a request that is not a hop")
 		}
 		return &fetch.Resource{URL: req.URL, Body: io.NopCloser(strings.NewReader("via ftp")), Size: -1}, nil
 	}
 	for _, hso := range []string{"/f", "/g"} {
-		req := &fetch.Request{URL: mustParse(t, simURL(s, hso)), User: url.User("ann")}
+		req := &fetch.Request{URL: mustParse(t, simURL(s, hso)), User: url.User("ann"), Header: http.Header{"Authorization": {"Basic YW5uOnB3"}}}
 		res, err := h.Fetch(context.Background(), req)
 		if err != nil {
 			t.Fatalf("Fetch(%s): %v", hso, err)
