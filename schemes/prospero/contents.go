@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rfc1738/fetch/fetch"
 )
@@ -116,9 +117,15 @@ type contentsBody struct {
 	data *dataReader
 	err  error
 	once sync.Once
+	// closed is set by Close, which a Read in another goroutine may
+	// race with: Read checks it rather than sharing err.
+	closed atomic.Bool
 }
 
 func (b *contentsBody) Read(p []byte) (int, error) {
+	if b.closed.Load() {
+		return 0, errClosed
+	}
 	if b.err != nil {
 		return 0, b.err
 	}
@@ -153,10 +160,8 @@ func (b *contentsBody) finish() error {
 // Close ends the exchange and closes the socket; it is safe to call twice.
 func (b *contentsBody) Close() error {
 	b.once.Do(func() {
-		if b.err == nil {
-			b.err = errClosed
-		}
-		b.s.close()
+		b.closed.Store(true)
+		b.s.close() // a Read waiting on the socket ends
 	})
 	return nil
 }
