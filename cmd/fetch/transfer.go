@@ -42,8 +42,9 @@ func (e *runEnv) one(ctx context.Context, i int, stdout io.Writer) int {
 	var dest *fileOut
 	if name, err := e.outputName(u); err != nil {
 		return e.fail(&fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err})
-	} else if name != "" && !e.cfg.head {
-		dest = &fileOut{final: name, resume: e.cfg.resume}
+	} else if name != "" {
+		// With -I, the metadata goes to the file, as curl writes headers.
+		dest = &fileOut{final: name, resume: e.cfg.resume && !e.cfg.head}
 	}
 
 	for attempt := 0; ; attempt++ {
@@ -111,6 +112,8 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 	defer res.Body.Close()
 
 	switch {
+	case e.cfg.head && dest != nil:
+		return false, e.headToFile(req, res, dest)
 	case e.cfg.head:
 		return true, e.printHead(stdout, res)
 	case res.Kind == fetch.KindSession:
