@@ -189,7 +189,6 @@ func (f *fileOut) commit() error {
 // pidText is the process id, for temporary file names.
 var pidText = strconv.Itoa(os.Getpid())
 
-
 // abort discards the temporary file, or keeps FILE.part when resuming.
 func (f *fileOut) abort() {
 	f.pending, f.fromFinal = false, false
