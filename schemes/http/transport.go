@@ -40,11 +40,8 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		per = 8
 	}
 	t := &http.Transport{
-		Proxy: h.proxyFunc(),
-		DialContext: (&net.Dialer{
-			Timeout:   30 * time.Second, // each request's own connect timeout is enforced by its watchdog
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
+		Proxy:                  h.proxyFunc(),
+		DialContext:            dialContext,
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           64,
 		MaxIdleConnsPerHost:    per,
@@ -60,6 +57,29 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	}
 	h.transports[tc] = t
 	return t
+}
+
+// requestKey is the context key under which a request's context carries
+// the *fetch.Request it serves.
+type requestKey struct{}
+
+// withRequest returns ctx carrying req, so that the transport dials the
+// request's connections through req.DialContext: the Client's dial hook,
+// resolver and policy (ports, private addresses, the hop rule) then apply
+// to HTTP's connections as to every other scheme's.
+func withRequest(ctx context.Context, req *fetch.Request) context.Context {
+	return context.WithValue(ctx, requestKey{}, req)
+}
+
+// dialContext is the transport's dialer. The transport dials with a
+// context that keeps the values of the request's, so it finds the
+// request there; a request made without one is held to the zero policy.
+func dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	req, _ := ctx.Value(requestKey{}).(*fetch.Request)
+	if req == nil {
+		req = new(fetch.Request)
+	}
+	return req.DialContext(ctx, network, addr)
 }
 
 func (h *Handler) proxyFunc() func(*http.Request) (*neturl.URL, error) {
@@ -166,13 +186,7 @@ func (w *watchdog) stop() {
 // clientTrace returns the httptrace hooks that arm the watchdog at each
 // network wait of a hop and write the -v trace.
 func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(proto string) string) *httptrace.ClientTrace {
-	connect, idle := req.ConnectTimeout, req.IdleTimeout
-	if connect <= 0 {
-		connect = 30 * time.Second
-	}
-	if idle <= 0 {
-		idle = 60 * time.Second
-	}
+	connect, idle := req.EffectiveConnectTimeout(), req.EffectiveIdleTimeout()
 	return &httptrace.ClientTrace{
 		DNSStart: func(i httptrace.DNSStartInfo) {
 			w.armHook(connect, "resolving "+i.Host)
@@ -193,6 +207,16 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 			}
 		},
 		GotConn: func(i httptrace.GotConnInfo) {
+			if i.Reused {
+				// A pooled connection was dialed under another request's
+				// policy: judge its address for this one, and drop it
+				// before the request is written when it fails.
+				if err := req.CheckReuse(i.Conn); err != nil {
+					w.cancel(err)
+					i.Conn.Close()
+					return
+				}
+			}
 			w.armHook(idle, "sending the request")
 			if i.Reused {
 				tr.Notef("reusing the connection to %s", i.Conn.RemoteAddr())
