@@ -50,19 +50,21 @@ type ctrl struct {
 	idle     time.Duration   // the longest wait for one whole reply
 }
 
-// replyError is a reply the client did not expect: the command (password
-// masked) and the server's code and text.
-type replyError struct {
-	Cmd  string
-	Code int
-	Msg  string
+// replyErr is the failure a reply means: an *fetch.Error of the given
+// kind whose cause names the command (password masked) and holds the
+// reply as a *fetch.ReplyError. note, when not empty, says more.
+func replyErr(kind fetch.Kind, cmd string, code int, msg, note string) error {
+	re := &fetch.ReplyError{Code: code, Text: msg}
+	if note != "" {
+		return &fetch.Error{Kind: kind, Err: fmt.Errorf("%s: server replied %w (%s)", cmd, re, note)}
+	}
+	return &fetch.Error{Kind: kind, Err: fmt.Errorf("%s: server replied %w", cmd, re)}
 }
 
-func (e *replyError) Error() string {
-	return fmt.Sprintf("%s: server replied %d %s", e.Cmd, e.Code, escape(e.Msg))
-}
-
-// replyKind classifies an unexpected reply (CONTRACT §5).
+// replyKind classifies an unexpected reply (CONTRACT §5). The transient
+// refusals of RFC 959 (421 service closing, 425 no data connection, 450
+// file busy) are Unavailable: trying later may succeed; 426, a transfer
+// aborted, is Incomplete.
 func replyKind(code int) fetch.Kind {
 	switch {
 	case code == 530 || code == 331 || code == 332 || code == 532:
@@ -75,8 +77,8 @@ func replyKind(code int) fetch.Kind {
 		return fetch.NotFound
 	case code == 426:
 		return fetch.Incomplete
-	case code == 421 || code == 425:
-		return fetch.Connect // service closing; cannot open the data connection
+	case code == 421 || code == 425 || code == 450:
+		return fetch.Unavailable
 	}
 	return fetch.Protocol
 }
@@ -180,7 +182,7 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 	if err != nil {
 		var pe textproto.ProtocolError
 		if errors.As(err, &pe) {
-			return 0, "", fetch.Errorf(fetch.Protocol, "%s: malformed reply: %s", shown, escape(c.scrub(string(pe))))
+			return 0, "", fetch.Errorf(fetch.Protocol, "%s: malformed reply: %s", shown, fetch.Sanitize(c.scrub(string(pe))))
 		}
 		return 0, "", c.ioErr(shown, err)
 	}
@@ -193,7 +195,7 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 			if i == len(lines)-1 {
 				sep = " "
 			}
-			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, escape(l)))
+			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, fetch.Sanitize(l)))
 		}
 	}
 	return code, msg, nil
@@ -250,7 +252,7 @@ func (c *ctrl) expect(line, want string) (int, string, error) {
 
 // unexpected turns a reply into an *fetch.Error of the right Kind.
 func (c *ctrl) unexpected(shown string, code int, msg string) error {
-	return &fetch.Error{Kind: replyKind(code), Err: &replyError{Cmd: shown, Code: code, Msg: msg}}
+	return replyErr(replyKind(code), shown, code, msg, "")
 }
 
 // close ends the connection: QUIT when polite, bounded by a short

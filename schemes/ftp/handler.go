@@ -20,7 +20,6 @@ package ftp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"mime"
 	"path"
 	"strconv"
@@ -124,7 +123,8 @@ func newJob(req *fetch.Request) (job, error) {
 // Size is -1.
 //
 // With req.Head, SIZE (in TYPE I, the file's size on the server) and MDTM
-// are asked. With req.Offset, REST asks the server to resume there;
+// are asked. With req.IfModifiedSince, MDTM is asked before RETR, and a
+// file not modified since then fails with Kind NotModified. With req.Offset, REST asks the server to resume there;
 // Resource.Offset says whether it did. Resuming a TYPE A transfer is
 // refused (Kind Unsupported): its offsets count converted bytes, not the
 // file's; fetch such a file with ";type=i" to resume it.
@@ -166,7 +166,7 @@ var mimeWarm sync.Once
 // isReply reports whether err is a reply of the server (the control
 // connection is then still in step).
 func isReply(err error) bool {
-	var re *replyError
+	var re *fetch.ReplyError
 	return errors.As(err, &re)
 }
 
@@ -230,8 +230,7 @@ func emptyCWDRefused(code int, msg string) error {
 	if code/100 == 5 {
 		k = fetch.NotFound
 	}
-	re := &replyError{Cmd: "CWD ", Code: code, Msg: msg}
-	return &fetch.Error{Kind: k, Err: fmt.Errorf("%w (the URL's empty path segment asks for a CWD with an empty argument, RFC 1738 §3.2.2, and this server refuses it; for an absolute path write its first / as %%2F: ftp://host/%%2Fdir/file)", re)}
+	return replyErr(k, "CWD ", code, msg, "the URL's empty path segment asks for a CWD with an empty argument, RFC 1738 §3.2.2, and this server refuses it; for an absolute path write its first / as %2F: ftp://host/%2Fdir/file")
 }
 
 // list sends NLST (for ";type=d", with the name) and returns the names.
@@ -272,12 +271,12 @@ func (h *Handler) head(c *ctrl, req *fetch.Request, j job) (*fetch.Resource, err
 	if err := c.setType("I"); err != nil {
 		return nil, err
 	}
-	size, sizeCode, err := c.size(j.name)
+	size, sizeCode, sizeMsg, err := c.size(j.name)
 	if err != nil {
 		return nil, err
 	}
 	res.Size = size
-	mt, mdtmCode, err := c.mdtm(j.name)
+	mt, mdtmCode, mdtmMsg, err := c.mdtm(j.name)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +285,10 @@ func (h *Handler) head(c *ctrl, req *fetch.Request, j job) (*fetch.Resource, err
 	if size < 0 && mt.IsZero() && (sizeCode == 550 || mdtmCode == 550 || absent(sizeCode) && absent(mdtmCode)) {
 		// Neither SIZE nor MDTM knows the name: one said 550, or
 		// both said it is unavailable (goftp.io/server says 450).
-		return nil, &fetch.Error{Kind: fetch.NotFound, Err: &replyError{Cmd: "MDTM " + j.name, Code: mdtmCode, Msg: "no such file"}}
+		if sizeCode == 550 {
+			return nil, replyErr(fetch.NotFound, "SIZE "+j.name, sizeCode, sizeMsg, "")
+		}
+		return nil, replyErr(fetch.NotFound, "MDTM "+j.name, mdtmCode, mdtmMsg, "")
 	}
 	return res, nil
 }
@@ -304,9 +306,12 @@ func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j j
 	size := int64(-1)
 	if j.typ == "I" {
 		var err error
-		if size, _, err = c.size(j.name); err != nil {
+		if size, _, _, err = c.size(j.name); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.unchanged(req, j.name); err != nil {
+		return nil, err
 	}
 	offset := req.Offset
 	if offset > 0 && size >= 0 && offset > size {
@@ -385,6 +390,20 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 	return &transfer{h: h, c: c, key: key, cmd: line, data: dc, want: -1, offset: rest}, nil
 }
 
+// unchanged asks MDTM when req is conditional (IfModifiedSince) and fails
+// with Kind NotModified when the file is not newer. A server that cannot
+// tell gets the file.
+func (c *ctrl) unchanged(req *fetch.Request, name string) error {
+	if req.IfModifiedSince.IsZero() {
+		return nil
+	}
+	mt, code, msg, err := c.mdtm(name)
+	if err != nil || mt.IsZero() || mt.After(req.IfModifiedSince) {
+		return err
+	}
+	return replyErr(fetch.NotModified, "MDTM "+name, code, msg, "not modified since "+req.IfModifiedSince.UTC().Format(time.RFC3339))
+}
+
 // dataGrace is how long the control connection's reply is awaited after
 // the data connection failed: a server that refuses the transfer (550 for
 // a missing file) closes its passive port and says why at once.
@@ -417,32 +436,32 @@ func (c *ctrl) setType(t string) error {
 }
 
 // size asks SIZE; it returns -1 when the server cannot tell, and the
-// reply's code.
-func (c *ctrl) size(name string) (int64, int, error) {
+// reply.
+func (c *ctrl) size(name string) (int64, int, string, error) {
 	if c.noSize {
-		return -1, 0, nil
+		return -1, 0, "", nil
 	}
 	code, msg, err := c.cmd("SIZE " + name)
 	if err != nil {
-		return -1, 0, err
+		return -1, 0, "", err
 	}
 	if code == 213 {
 		if n, err := strconv.ParseInt(strings.TrimSpace(msg), 10, 64); err == nil && n >= 0 {
-			return n, code, nil
+			return n, code, msg, nil
 		}
-		return -1, code, nil
+		return -1, code, msg, nil
 	}
 	if code == 500 || code == 502 {
 		c.noSize = true
 	}
-	return -1, code, nil
+	return -1, code, msg, nil
 }
 
 // mdtm asks MDTM (RFC 3659 §3); the zero Time when the server cannot tell.
-func (c *ctrl) mdtm(name string) (time.Time, int, error) {
+func (c *ctrl) mdtm(name string) (time.Time, int, string, error) {
 	code, msg, err := c.cmd("MDTM " + name)
 	if err != nil || code != 213 {
-		return time.Time{}, code, err
+		return time.Time{}, code, msg, err
 	}
 	s := strings.TrimSpace(msg)
 	layout := "20060102150405"
@@ -451,7 +470,7 @@ func (c *ctrl) mdtm(name string) (time.Time, int, error) {
 	}
 	t, perr := time.ParseInLocation(layout, s, time.UTC)
 	if perr != nil {
-		return time.Time{}, code, nil
+		return time.Time{}, code, msg, nil
 	}
-	return t, code, nil
+	return t, code, msg, nil
 }

@@ -118,9 +118,9 @@ func (h *Handler) logIn(ctx context.Context, c *ctrl, req *fetch.Request, lg log
 	}
 	if code != 220 {
 		if code/100 == 4 {
-			return fetch.Errorf(fetch.Connect, "the server is not available: %d %s", code, escape(msg))
+			return replyErr(fetch.Unavailable, "greeting", code, msg, "the server is not available")
 		}
-		return fetch.Errorf(fetch.Protocol, "greeting: server replied %d %s", code, escape(msg))
+		return replyErr(fetch.Protocol, "greeting", code, msg, "")
 	}
 	if req.URL.Scheme == "ftp" && h.ExplicitTLS {
 		code, msg, err := c.cmd("AUTH TLS")
@@ -128,7 +128,7 @@ func (h *Handler) logIn(ctx context.Context, c *ctrl, req *fetch.Request, lg log
 			return err
 		}
 		if code != 234 {
-			return fetch.Errorf(fetch.Unsupported, "AUTH TLS: the server offers no TLS: %d %s", code, escape(msg))
+			return replyErr(fetch.Unsupported, "AUTH TLS", code, msg, "the server offers no TLS")
 		}
 		if err := c.startTLS(ctx, h.tlsConfig(req)); err != nil {
 			return err
@@ -188,7 +188,7 @@ func (c *ctrl) authenticate(req *fetch.Request, lg login) error {
 		return nil
 	case 331:
 	case 332:
-		return fetch.Errorf(fetch.Auth, "%s: the server asks for an account (ACCT), which a URL cannot give: %d %s", line, code, escape(msg))
+		return replyErr(fetch.Auth, line, code, msg, "the server asks for an account (ACCT), which a URL cannot give")
 	default:
 		return c.unexpected(line, code, msg)
 	}
@@ -212,10 +212,13 @@ func (c *ctrl) authenticate(req *fetch.Request, lg login) error {
 	case 230, 202:
 		return nil
 	case 332:
-		return fetch.Errorf(fetch.Auth, "PASS ****: the server asks for an account (ACCT), which a URL cannot give: %d %s", code, escape(msg))
+		return replyErr(fetch.Auth, "PASS ****", code, msg, "the server asks for an account (ACCT), which a URL cannot give")
 	}
-	if code/100 == 5 || code/100 == 4 {
-		return fetch.Errorf(fetch.Auth, "login as %q refused: %d %s", lg.user, code, escape(msg))
+	switch {
+	case code == 421:
+		return replyErr(fetch.Unavailable, "PASS ****", code, msg, fmt.Sprintf("login as %q: the server is not available", lg.user))
+	case code/100 == 5 || code/100 == 4:
+		return replyErr(fetch.Auth, "PASS ****", code, msg, fmt.Sprintf("login as %q refused", lg.user))
 	}
 	return c.unexpected("PASS ****", code, msg)
 }
