@@ -134,27 +134,17 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		return nil, err
 	}
 	mimeWarm.Do(func() { go mime.TypeByExtension(".txt") })
-	lg := h.credentials(req)
-	key := lg.key(req.URL.Scheme, req.URL.HostPort())
-	for attempt := 0; ; attempt++ {
-		c, reused, err := h.acquire(ctx, req, lg, key, j.cwds)
-		if err != nil {
-			return nil, err
-		}
-		c.setIdle(req)
-		res, err := h.run(ctx, c, req, j, key)
-		if err == nil {
-			return res, nil
-		}
-		// A pooled connection the server closed while it was idle fails
-		// before its first reply: log in afresh, once. (Unless the error
-		// is a reply, run has closed c, so reading c.replies is safe.)
-		if reused && attempt == 0 && !isReply(err) && c.replies == 0 && ctx.Err() == nil {
-			req.Trace.Notef("the reused connection was closed by the server: logging in afresh")
-			continue
-		}
+	var res *fetch.Resource
+	err = h.session(ctx, req, j.cwds, func(c *ctrl, key string) (bool, error) {
+		var err error
+		res, err = h.run(ctx, c, req, j, key)
+		// A Resource with a Body holds c until the Body is closed.
+		return err == nil && res.Body != fetch.NoBody, err
+	})
+	if err != nil {
 		return nil, err
 	}
+	return res, nil
 }
 
 // mimeWarm starts, once, the loading of the system's MIME tables (some
@@ -170,27 +160,19 @@ func isReply(err error) bool {
 	return errors.As(err, &re)
 }
 
-// run carries out the job on a logged-in connection. A Resource with a
-// Body holds c until the Body is closed; otherwise run gives c back: to
-// the pool when it is still in step (no error, or the error is a reply),
-// else closed.
+// run carries out the job on a logged-in connection: the directory, then
+// the name list, the metadata or the file.
 func (h *Handler) run(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (*fetch.Resource, error) {
-	var res *fetch.Resource
-	err := c.enter(j.cwds)
-	if err == nil {
-		switch {
-		case j.list:
-			res, err = h.list(ctx, c, req, j, key)
-		case req.Head:
-			res, err = h.head(c, req, j)
-		default:
-			res, err = h.retrieve(ctx, c, req, j, key)
-		}
+	if err := c.enter(j.cwds); err != nil {
+		return nil, err
 	}
-	if err != nil || res.Body == fetch.NoBody {
-		h.release(key, c, err == nil || isReply(err))
+	switch {
+	case j.list:
+		return h.list(ctx, c, req, j, key)
+	case req.Head:
+		return h.head(c, req, j)
 	}
-	return res, err
+	return h.retrieve(ctx, c, req, j, key)
 }
 
 // enter sends one CWD per <cwd> segment, unless c is in that directory
@@ -463,14 +445,5 @@ func (c *ctrl) mdtm(name string) (time.Time, int, string, error) {
 	if err != nil || code != 213 {
 		return time.Time{}, code, msg, err
 	}
-	s := strings.TrimSpace(msg)
-	layout := "20060102150405"
-	if len(s) > len(layout) && s[len(layout)] == '.' {
-		layout += "." + strings.Repeat("9", len(s)-len(layout)-1)
-	}
-	t, perr := time.ParseInLocation(layout, s, time.UTC)
-	if perr != nil {
-		return time.Time{}, code, msg, nil
-	}
-	return t, code, msg, nil
+	return parseMDTM(msg), code, msg, nil
 }

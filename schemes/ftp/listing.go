@@ -37,6 +37,12 @@ func EntryURL(dir *url.URL, name string) string {
 		}
 		segs = append(segs, strings.Split(name, "/")...)
 	}
+	return segmentsURL(dir, segs)
+}
+
+// segmentsURL returns the URL of dir's server (scheme, user without the
+// password, host, port) with the path of segs, each escaped.
+func segmentsURL(dir *url.URL, segs []string) string {
 	var b strings.Builder
 	b.WriteString(dir.Scheme)
 	b.WriteString("://")
