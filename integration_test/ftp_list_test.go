@@ -93,3 +93,26 @@ func TestFTPListProftpd(t *testing.T) {
 		}
 	}
 }
+
+// TestFTPMenu: --menu names directories with a final "/", so that
+// following one lists it, on vsftpd (LIST) and proftpd (MLSD).
+func TestFTPMenu(t *testing.T) {
+	for _, base := range []string{ftpBase(t), proftpdBase(t)} {
+		r := runFetch(t, "", nil, "--menu", base+"/pub/")
+		wantCode(t, r, 0, "--menu of a directory")
+		var dir string
+		for _, l := range strings.Split(string(r.Stdout), "\n") {
+			if strings.HasPrefix(l, "nested <") || strings.HasPrefix(l, "sub <") {
+				dir = strings.TrimSuffix(l[strings.IndexByte(l, '<')+1:], ">")
+			}
+		}
+		if !strings.HasSuffix(dir, "/") {
+			t.Fatalf("%s: no directory URL ending in / in the menu:\n%s", base, r.Stdout)
+		}
+		r = runFetch(t, "", nil, "--menu", dir)
+		wantCode(t, r, 0, "--menu of a directory the menu named")
+		if !strings.Contains(string(r.Stdout), " <"+dir) {
+			t.Errorf("%s: the listing of %s:\n%s", base, dir, r.Stdout)
+		}
+	}
+}

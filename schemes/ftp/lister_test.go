@@ -225,3 +225,27 @@ func TestList(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteEntries: --menu's rendering of a listing: directories' URLs
+// end in "/", names are escaped, unparsed lines are counted.
+func TestWriteEntries(t *testing.T) {
+	list := "drwxr-xr-x 2 0 0 4096 Nov 23 17:05 sub\r\n-rw-r--r-- 1 0 0 5 Nov 23 17:05 bad\x1b[2Jname\r\nnot a listing line\r\n"
+	addr := (&listServer{list: &list}).start(t)
+	h := &Handler{}
+	defer h.Close()
+	l, err := h.List(context.Background(), req(t, "ftp://"+addr+"/pub/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var b strings.Builder
+	if err := WriteEntries(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	want := "sub <ftp://" + addr + "/pub/sub/>\n" +
+		`bad\x1b[2Jname <ftp://` + addr + "/pub/bad%1B%5B2Jname>\n" +
+		"(1 lines of the listing could not be parsed)\n"
+	if b.String() != want {
+		t.Errorf("WriteEntries:\n%s\nwant\n%s", b.String(), want)
+	}
+}
