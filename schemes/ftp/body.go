@@ -80,7 +80,7 @@ func (t *transfer) complete() error {
 		// A deadline that ran out is a timeout; any other failure
 		// leaves the transfer unconfirmed.
 		k := fetch.KindOf(err)
-		if k != fetch.Timeout {
+		if k != fetch.Timeout && k != fetch.Canceled {
 			k = fetch.Incomplete
 		}
 		return &fetch.Error{Kind: k, Err: fmt.Errorf("%s: no final reply after %d bytes: %w", t.cmd, t.n, cause(err))}
@@ -117,7 +117,7 @@ func (t *transfer) broken(err error) error {
 		return err
 	}
 	k := fetch.KindOf(err)
-	if k != fetch.Timeout {
+	if k != fetch.Timeout && k != fetch.Canceled {
 		k = fetch.Incomplete
 	}
 	return &fetch.Error{Kind: k, Err: fmt.Errorf("%s: data connection after %d bytes: %w", t.cmd, t.n, err)}

@@ -56,6 +56,7 @@ type ctrl struct {
 // reply as a *fetch.ReplyError. note, when not empty, says more.
 func replyErr(kind fetch.Kind, cmd string, code int, msg, note string) error {
 	re := &fetch.ReplyError{Code: code, Text: msg}
+	cmd = fetch.Sanitize(cmd) // a name from the URL may hold anything
 	if note != "" {
 		return &fetch.Error{Kind: kind, Err: fmt.Errorf("%s: server replied %w (%s)", cmd, re, note)}
 	}
@@ -141,9 +142,9 @@ func (c *ctrl) scrub(s string) string {
 // (the line with its password masked).
 func (c *ctrl) send(line, shown string) error {
 	if i := strings.IndexAny(line, "\r\n\x00"); i >= 0 {
-		return fetch.Errorf(fetch.Refused, "%s: a decoded CR, LF or NUL would reach the command line (RFC 1738 §6)", shown)
+		return fetch.Errorf(fetch.Refused, "%s: a decoded CR, LF or NUL would reach the command line (RFC 1738 §6)", fetch.Sanitize(shown))
 	}
-	c.trace.Send(shown)
+	c.trace.Send(fetch.Sanitize(shown))
 	if err := c.w.PrintfLine("%s", line); err != nil {
 		return c.ioErr(shown, err)
 	}
@@ -183,7 +184,7 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 	if err != nil {
 		var pe textproto.ProtocolError
 		if errors.As(err, &pe) {
-			return 0, "", fetch.Errorf(fetch.Protocol, "%s: malformed reply: %s", shown, fetch.Sanitize(c.scrub(string(pe))))
+			return 0, "", fetch.Errorf(fetch.Protocol, "%s: malformed reply: %s", fetch.Sanitize(shown), fetch.Sanitize(c.scrub(string(pe))))
 		}
 		return 0, "", c.ioErr(shown, err)
 	}
@@ -222,7 +223,7 @@ func (c *ctrl) ioErr(shown string, err error) error {
 	if k == fetch.Other || errors.Is(err, io.EOF) {
 		k = fetch.Incomplete
 	}
-	return &fetch.Error{Kind: k, Err: fmt.Errorf("%s: control connection: %w", shown, err)}
+	return &fetch.Error{Kind: k, Err: fmt.Errorf("%s: control connection: %w", fetch.Sanitize(shown), err)}
 }
 
 // cmd sends a command and reads its reply.
@@ -262,7 +263,7 @@ func (c *ctrl) close(polite bool) {
 	if polite {
 		c.raw.Conn.SetDeadline(time.Now().Add(2 * time.Second))
 		if c.send("QUIT", "QUIT") == nil {
-			c.read("QUIT")
+			c.readWithin("QUIT", 2*time.Second)
 		}
 	}
 	c.conn.Close()

@@ -280,7 +280,7 @@ func (h *Handler) head(c *ctrl, req *fetch.Request, j job) (*fetch.Resource, err
 func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (*fetch.Resource, error) {
 	res := fileResource(req, j)
 	if j.guess {
-		c.trace.Notef("no typecode: TYPE %s, for %s (RFC 1738 §3.2.3)", j.typ, j.why)
+		c.trace.Notef("no typecode: TYPE %s, for %s (RFC 1738 §3.2.3)", j.typ, fetch.Sanitize(j.why))
 	}
 	if err := c.setType(j.typ); err != nil {
 		return nil, err
@@ -369,7 +369,7 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 		// the caller closes it (the error is not a reply).
 		return nil, err
 	}
-	return &transfer{h: h, c: c, key: key, cmd: line, data: dc, want: -1, offset: rest}, nil
+	return &transfer{h: h, c: c, key: key, cmd: fetch.Sanitize(line), data: dc, want: -1, offset: rest}, nil
 }
 
 // unchanged asks MDTM when req is conditional (IfModifiedSince) and fails
