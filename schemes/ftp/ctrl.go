@@ -45,7 +45,6 @@ type ctrl struct {
 	noEPRT   bool            // the server refused EPRT
 	noSize   bool            // the server has no SIZE
 	feat     map[string]bool // FEAT's features, once asked
-	used     time.Time
 	stop     func() bool     // stops the context watch of the current request
 	ctx      context.Context // the current request's context, nil when idle
 	idle     time.Duration   // the longest wait for one whole reply
