@@ -38,7 +38,7 @@ func (l login) key(scheme, hostport string) string {
 }
 
 // credentials decides the login for req: the URL's user and password; else
-// the request's (-u, --netrc); else anonymous. A URL user without a
+// the request's (Request.User); else anonymous. A URL user without a
 // password takes the request's password when the request names the same
 // user.
 func (h *Handler) credentials(req *fetch.Request) login {
@@ -195,7 +195,7 @@ func (c *ctrl) authenticate(req *fetch.Request, lg login) error {
 	pass := lg.pass
 	if !lg.hasPass {
 		if req.Prompt == nil {
-			return fetch.Errorf(fetch.Auth, "%w for user %q and none was given (use -u USER:PASS or --netrc)", ErrNeedPassword, lg.user)
+			return fetch.Errorf(fetch.Auth, "%w for user %q and none was given: %s: server replied %w", ErrNeedPassword, lg.user, line, &fetch.ReplyError{Code: code, Text: msg})
 		}
 		p, err := req.Prompt(fmt.Sprintf("Password for %s@%s", lg.user, req.URL.Host), true)
 		if err != nil {
