@@ -11,3 +11,5 @@ require (
 )
 
 require golang.org/x/sys v0.49.0
+
+require golang.org/x/net v0.62.0
