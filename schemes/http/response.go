@@ -292,7 +292,7 @@ func roundTripError(rctx context.Context, err error) error {
 	)
 	switch {
 	case errors.As(err, &ua), errors.As(err, &he), errors.As(err, &ci), errors.As(err, &cve):
-		return fetch.Errorf(fetch.Connect, "TLS: %v (see --cacert and --insecure)", err)
+		return fetch.Errorf(fetch.Connect, "TLS: %w", err)
 	case errors.As(err, &rhe):
 		return fetch.Errorf(fetch.Protocol, "TLS: the server did not answer in TLS: %v", err)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
