@@ -131,7 +131,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		}
 	}
 	if et := resp.Header.Get("ETag"); et != "" && len(et) < 256 {
-		res.Extra["etag"] = fetch.Sanitize(et)
+		res.Extra[fetch.ExtraETag] = fetch.Sanitize(et)
 	}
 	switch {
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
@@ -163,7 +163,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		res.Offset = offset
 		res.Size = last - first + 1
 		if total >= 0 {
-			res.Extra["http-total-size"] = strconv.FormatInt(total, 10)
+			res.Extra[fetch.ExtraHTTPTotalSize] = strconv.FormatInt(total, 10)
 		}
 	case offset > 0 && resp.StatusCode == http.StatusOK:
 		req.Trace.Notef("the server ignored Range: the whole resource follows")
