@@ -43,6 +43,10 @@ func (e *runEnv) one(ctx context.Context, i int, stdout io.Writer) int {
 	if name, err := e.outputName(u); err != nil {
 		return e.fail(&fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err})
 	} else if name != "" && !e.cfg.head {
+		if u.Scheme == "telnet" {
+			return e.fail(&fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage,
+				Err: errors.New("a telnet session runs on the terminal and cannot be saved to a file (drop -o/-O)")})
+		}
 		dest = &fileOut{final: name, resume: e.cfg.resume}
 	}
 
@@ -114,6 +118,9 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 	case e.cfg.head:
 		return true, e.printHead(stdout, res)
 	case res.Kind == fetch.KindSession:
+		if dest != nil {
+			dest.abort()
+		}
 		return true, e.session(ctx, res)
 	}
 

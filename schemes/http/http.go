@@ -303,7 +303,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		ProtoMinor: 1,
 		Header:     make(http.Header),
 		Host:       nu.Host,
-	}).WithContext(httptrace.WithClientTrace(rctx, clientTrace(wd, req, req.Trace, line)))
+	}).WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
 	for _, hd := range h.headers(u, creds, offset, req.Head) {
 		switch hd.name {
 		case "Host":

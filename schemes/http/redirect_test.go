@@ -93,7 +93,9 @@ func TestRedirects(t *testing.T) {
 		{path: "/to-ftp", h: &Handler{Redirect: cross}, want: "other", cross: "ftp://ftp.example.org/pub/x.txt"},
 		{path: "/to-gopher", h: &Handler{Redirect: cross}, want: "other", cross: "gopher://gopher.example.org/0/x"},
 		{path: "/to-smtp", kind: fetch.Refused},
-		{path: "/to-smtp", h: &Handler{Policy: fetch.Policy{AllowPortOverride: true}.Check}, kind: fetch.Connect},
+		// The handler's check passes, but the dial is held to the request's
+		// policy, the zero Policy for a request made without a Client.
+		{path: "/to-smtp", h: &Handler{Policy: fetch.Policy{AllowPortOverride: true}.Check}, kind: fetch.Refused},
 		{path: "/to-crlf", kind: fetch.Refused},
 		{path: "/no-location", want: "no location"},
 	}

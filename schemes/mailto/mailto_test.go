@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -168,6 +169,8 @@ func TestAddress(t *testing.T) {
 		{"mailto:joe", "", fetch.Malformed},
 		{"mailto:a@example.com,b@example.com", "", fetch.Malformed},
 		{"mailto:joe%0D%0ARCPT@example.com", "", fetch.Refused},
+		{"mailto:%22x%3E%20NOTIFY=SUCCESS%22@x.org", "", fetch.Malformed}, // '>' would end RCPT TO early
+		{"mailto:%22a%3Cb%22@x.org", "", fetch.Malformed},
 	}
 	for _, tt := range tests {
 		got, err := Address(parse(t, tt.url))
@@ -247,7 +250,13 @@ func TestNoRelay(t *testing.T) {
 }
 
 func TestRelayDown(t *testing.T) {
-	_, err := send(t, &Handler{Relay: "127.0.0.1:1"}, "mailto:bob@example.com", "x\n", nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	_, err = send(t, &Handler{Relay: closed}, "mailto:bob@example.com", "x\n", nil)
 	if !errors.Is(err, fetch.Connect) {
 		t.Errorf("relay down: %v, want Kind Connect", err)
 	}
