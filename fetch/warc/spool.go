@@ -105,7 +105,7 @@ func (s *spool) Close() error {
 	return err
 }
 
-func (s *spool) blockDigest() string   { return digest(s.block) }
+func (s *spool) blockDigest() string { return digest(s.block) }
 func (s *spool) payloadDigest() string {
 	if s.headLen == 0 {
 		return digest(s.block)
