@@ -105,7 +105,7 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 		}
 		req.Offset = off
 	}
-	res, err := e.client.Do(ctx, req)
+	res, err := e.cfg.warc.do(ctx, e.client, req)
 	if err != nil {
 		if dest != nil {
 			dest.abort()
