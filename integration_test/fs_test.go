@@ -1,0 +1,95 @@
+//go:build integration
+
+package integration_test
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/schemes"
+)
+
+// newFS returns fetch.NewFS over root, with every built-in scheme.
+func newFS(t *testing.T, root string) fs.FS {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	c := new(fetch.Client)
+	schemes.Register(c, schemes.Config{})
+	t.Cleanup(func() { c.Close() })
+	fsys, err := fetch.NewFS(ctx, c, root)
+	if err != nil {
+		t.Fatalf("NewFS(%s): %v", root, err)
+	}
+	return fsys
+}
+
+// walk returns every path fs.WalkDir visits.
+func walk(t *testing.T, fsys fs.FS) []string {
+	t.Helper()
+	var paths []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		paths = append(paths, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("WalkDir: %v", err)
+	}
+	return paths
+}
+
+// TestFSFTP: testing/fstest over vsftpd's /pub tree, and fs.WalkDir over it.
+func TestFSFTP(t *testing.T) {
+	fsys := newFS(t, "ftp://"+env(t, "FETCH_IT_FTP_ADDR")+"/pub/")
+	if err := fstest.TestFS(fsys, "hello.txt", "nested/deep/er/file.txt", "with space/name with space.txt"); err != nil {
+		t.Fatal(err)
+	}
+	want := ". hello.txt nested nested/deep nested/deep/er nested/deep/er/file.txt with space with space/name with space.txt"
+	if got := strings.Join(walk(t, fsys), " "); got != want {
+		t.Errorf("WalkDir visited\n%s\nwant\n%s", got, want)
+	}
+	b, err := fs.ReadFile(fsys, "with space/name with space.txt")
+	if err != nil || string(b) != "spaced out\n" {
+		t.Errorf("ReadFile = %q, %v", b, err)
+	}
+	info, err := fs.Stat(fsys, "hello.txt")
+	if err != nil || info.Size() != int64(len("hello from vsftpd\n")) || info.ModTime().IsZero() {
+		t.Errorf("Stat(hello.txt) = %v, %v: want its size and modification time", info, err)
+	}
+}
+
+// TestFSGopher: testing/fstest over gophernicus's hole, menus as
+// directories, items as files named by their titles (the search item is
+// left out).
+func TestFSGopher(t *testing.T) {
+	base, _ := gopherBase(t)
+	fsys := newFS(t, base+"/1/")
+	if err := fstest.TestFS(fsys, "A text item", "A binary item", "A directory/inner.txt"); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, "|"); got != "A binary item|A directory|A text item" {
+		t.Errorf("top menu as a directory: %s", got)
+	}
+	b, err := fs.ReadFile(fsys, "A binary item")
+	if err != nil || !bytes.Equal(b, gopherFile(t, "bin.dat")) {
+		t.Errorf("ReadFile(A binary item): %d bytes, %v; want bin.dat's %d", len(b), err, len(gopherFile(t, "bin.dat")))
+	}
+	t.Logf("walked: %q", walk(t, fsys))
+}
