@@ -40,7 +40,7 @@ func NewFS(ctx context.Context, c *Client, rootURL string) (fs.FS, error) {
 		return nil, &Error{Op: "list", URL: redactedInput(err, rootURL), Kind: Malformed, Err: err}
 	}
 	f := &remoteFS{ctx: ctx, c: c, root: u, cache: make(map[string][]*dirEntry)}
-	if _, err := f.list(".", u); err != nil {
+	if _, err := f.list(".", u, nil); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -99,8 +99,12 @@ func (d *dirEntry) ModTime() time.Time { return d.e.ModTime }
 func (d *dirEntry) Sys() any       { return d.e }
 func (d *dirEntry) String() string { return fs.FormatDirEntry(d) }
 
-// list returns the sorted entries of the directory at path, whose URL is u.
-func (f *remoteFS) list(path string, u *url.URL) ([]*dirEntry, error) {
+// list returns the sorted entries of the directory at path, whose URL is
+// u, below the directories whose URLs are above (the root first). A
+// directory entry that leads back up (to u, to one of above, or to a
+// parent of u's path, as a menu's ".." item does) is left out, so that
+// the tree has no cycles.
+func (f *remoteFS) list(path string, u *url.URL, above []string) ([]*dirEntry, error) {
 	f.mu.Lock()
 	ents, ok := f.cache[path]
 	f.mu.Unlock()
@@ -122,7 +126,7 @@ func (f *remoteFS) list(path string, u *url.URL) ([]*dirEntry, error) {
 			return nil, err
 		}
 		dir, ok := fsKind(e)
-		if !ok {
+		if !ok || dir && leadsUp(e.URL.String(), u.String(), above) {
 			continue
 		}
 		name := fsName(e.Name)
@@ -173,6 +177,16 @@ func fsKind(e Entry) (dir, ok bool) {
 	return false, false
 }
 
+// leadsUp reports whether a directory entry's URL e is the directory's
+// own URL u, one of the URLs above it, or a parent of u by its path.
+func leadsUp(e, u string, above []string) bool {
+	if e == u || slices.Contains(above, e) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(u, e)
+	return ok && (strings.HasSuffix(e, "/") || strings.HasPrefix(rest, "/"))
+}
+
 var nameEscaper = strings.NewReplacer("%", "%25", "/", "%2F", "\\", "%5C")
 
 // fsName turns a listing name into a valid path element.
@@ -185,40 +199,43 @@ func fsName(s string) string {
 	return s
 }
 
-// lookup finds the entry at name, listing its ancestors as needed. The
-// root is returned as a nil entry.
-func (f *remoteFS) lookup(op, name string) (*dirEntry, error) {
+// lookup finds the entry at name, listing its ancestors as needed, and
+// returns it with the URLs of the directories above it (the root first).
+// The root is returned as a nil entry.
+func (f *remoteFS) lookup(op, name string) (*dirEntry, []string, error) {
 	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+		return nil, nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
 	if name == "." {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var cur *dirEntry
+	var above []string
 	dirPath, dirURL := ".", f.root
 	for elem := range strings.SplitSeq(name, "/") {
 		if cur != nil {
 			if !cur.dir {
-				return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+				return nil, nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
 			}
 			if dirPath == "." {
 				dirPath = cur.name
 			} else {
 				dirPath += "/" + cur.name
 			}
+			above = append(above, dirURL.String())
 			dirURL = cur.e.URL
 		}
-		ents, err := f.list(dirPath, dirURL)
+		ents, err := f.list(dirPath, dirURL, above)
 		if err != nil {
-			return nil, &fs.PathError{Op: op, Path: name, Err: fsError(err)}
+			return nil, nil, &fs.PathError{Op: op, Path: name, Err: fsError(err)}
 		}
 		i, found := slices.BinarySearchFunc(ents, elem, func(d *dirEntry, s string) int { return strings.Compare(d.name, s) })
 		if !found {
-			return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+			return nil, nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
 		}
 		cur = ents[i]
 	}
-	return cur, nil
+	return cur, append(above, dirURL.String()), nil
 }
 
 // fsError makes a NotFound error also fs.ErrNotExist, and a Refused or
@@ -236,7 +253,7 @@ func fsError(err error) error {
 // Open opens the file or directory at name. A file is fetched when it is
 // first read.
 func (f *remoteFS) Open(name string) (fs.File, error) {
-	d, err := f.lookup("open", name)
+	d, above, err := f.lookup("open", name)
 	if err != nil {
 		return nil, err
 	}
@@ -244,14 +261,14 @@ func (f *remoteFS) Open(name string) (fs.File, error) {
 		return &remoteDir{fs: f, path: ".", u: f.root, info: rootInfo{}}, nil
 	}
 	if d.dir {
-		return &remoteDir{fs: f, path: name, u: d.e.URL, info: d}, nil
+		return &remoteDir{fs: f, path: name, u: d.e.URL, above: above, info: d}, nil
 	}
 	return &remoteFile{fs: f, path: name, d: d}, nil
 }
 
 // Stat returns the FileInfo of name, from its directory's listing.
 func (f *remoteFS) Stat(name string) (fs.FileInfo, error) {
-	d, err := f.lookup("stat", name)
+	d, _, err := f.lookup("stat", name)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +280,7 @@ func (f *remoteFS) Stat(name string) (fs.FileInfo, error) {
 
 // ReadDir returns the entries of the directory name, sorted by name.
 func (f *remoteFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	d, err := f.lookup("readdir", name)
+	d, above, err := f.lookup("readdir", name)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +291,7 @@ func (f *remoteFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		}
 		u = d.e.URL
 	}
-	ents, err := f.list(name, u)
+	ents, err := f.list(name, u, above)
 	if err != nil {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fsError(err)}
 	}
@@ -297,13 +314,14 @@ func (rootInfo) Sys() any           { return nil }
 
 // remoteDir is an open directory.
 type remoteDir struct {
-	fs   *remoteFS
-	path string
-	u    *url.URL
-	info fs.FileInfo
-	ents []*dirEntry
-	read bool
-	off  int
+	fs    *remoteFS
+	path  string
+	u     *url.URL
+	above []string // the URLs of the directories above
+	info  fs.FileInfo
+	ents  []*dirEntry
+	read  bool
+	off   int
 }
 
 func (d *remoteDir) Stat() (fs.FileInfo, error) { return d.info, nil }
@@ -316,7 +334,7 @@ func (d *remoteDir) Close() error { return nil }
 // that remain when n <= 0).
 func (d *remoteDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	if !d.read {
-		ents, err := d.fs.list(d.path, d.u)
+		ents, err := d.fs.list(d.path, d.u, d.above)
 		if err != nil {
 			return nil, &fs.PathError{Op: "readdir", Path: d.path, Err: fsError(err)}
 		}

@@ -37,7 +37,9 @@ import (
 // protocol's own header fields (Gopher+ attributes, article headers). A
 // directory, menu or list is listed with c.List and rendered as a small
 // HTML page with one <a href> per entry, so that HTML crawlers follow
-// them; entries without a URL (a menu's information lines) are plain text.
+// them; entries that cannot be fetched by their URL alone (a menu's
+// information lines, telnet sessions, gopher searches without their words)
+// are plain text.
 //
 // A failure becomes a response with a status and the error as a text body:
 // NotFound 404, Auth 401, Refused 403, Malformed and Usage 400, Unsupported
@@ -284,7 +286,7 @@ func (h *htmlListing) Read(p []byte) (int, error) {
 				return 0, err
 			}
 			name := html.EscapeString(Sanitize(e.Name))
-			if e.URL == nil {
+			if !followable(e) {
 				fmt.Fprintf(&h.buf, "<li>%s</li>\n", name)
 			} else {
 				fmt.Fprintf(&h.buf, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(e.URL.String()), name)
@@ -297,3 +299,17 @@ func (h *htmlListing) Read(p []byte) (int, error) {
 }
 
 func (h *htmlListing) Close() error { return h.l.Close() }
+
+// followable reports whether an entry gets a link: it has a URL, and
+// fetching it needs no more than the URL (not a session, not a gopher
+// search or CSO query without its words).
+func followable(e Entry) bool {
+	switch {
+	case e.URL == nil, e.Kind == KindSession:
+		return false
+	case e.URL.Scheme == "gopher" || e.URL.Scheme == "gophers":
+		g := e.URL.Gopher()
+		return !(g.Type == "7" || g.Type == "2") || g.HasSearch
+	}
+	return true
+}

@@ -118,9 +118,15 @@ func newTree() *tree {
 				{"garbage", "unparsed", 0, 0},
 				{`x<y>&"z.txt`, `/pub/x<y>&"z.txt`, fetch.KindFile, 4},
 				{"about/help", "/pub/a.txt", fetch.KindFile, 6},
+				{"a session", "/pub/telnet", fetch.KindSession, -1},
 				{"a.txt", "/pub/sub/b.txt", fetch.KindFile, 5},
 			},
-			"/pub/sub/": {{"b.txt", "/pub/sub/b.txt", fetch.KindFile, 5}},
+			"/pub/sub/": {
+				{"b.txt", "/pub/sub/b.txt", fetch.KindFile, 5},
+				{"back to pub", "/pub/", fetch.KindDirectory, -1}, // cycles, left out by NewFS
+				{"itself", "/pub/sub/", fetch.KindDirectory, -1},
+				{"..", "/", fetch.KindDirectory, -1},
+			},
 		},
 	}
 }
@@ -278,6 +284,7 @@ func TestRoundTripperListing(t *testing.T) {
 		`<a href="ftp://h/pub/a.txt">a.txt</a>`,
 		`<a href="ftp://h/pub/sub/">sub</a>`,
 		`<li>an information line</li>`,
+		`<li>a session</li>`,
 		`<a href="ftp://h/pub/x&lt;y&gt;&amp;&#34;z.txt">x&lt;y&gt;&amp;&#34;z.txt</a>`,
 		`1 entries could not be parsed`,
 		`</html>`,
