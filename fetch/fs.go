@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -21,7 +22,8 @@ import (
 // fs.WalkDir walks a remote server, and io/fs's helpers (fs.ReadFile,
 // fs.Glob, fs.Sub) work on it.
 //
-// A directory's entries are named by their names in the listing; a name
+// A directory's entries are named by their names in the listing (a gopher
+// item whose selector is a path, by the selector's last element); a name
 // that io/fs cannot hold is escaped ("/" as "%2F", "\" as "%5C", "%" as
 // "%25"), and a name repeated in one directory (two menu items with the
 // same title) gets " (2)", " (3)", ... Entries that are neither files nor
@@ -129,7 +131,7 @@ func (f *remoteFS) list(path string, u *url.URL, above []string) ([]*dirEntry, e
 		if !ok || dir && leadsUp(e.URL.String(), u.String(), above) {
 			continue
 		}
-		name := fsName(e.Name)
+		name := fsName(entryName(e))
 		if name == "" {
 			continue
 		}
@@ -185,6 +187,22 @@ func leadsUp(e, u string, above []string) bool {
 	}
 	rest, ok := strings.CutPrefix(u, e)
 	return ok && (strings.HasSuffix(e, "/") || strings.HasPrefix(rest, "/"))
+}
+
+// entryName is the name an entry has in the FS: its listing name, except
+// for a gopher item whose selector is a path ("/sub/inner.txt"): then the
+// selector's last element ("inner.txt"), as menus' titles are sentences,
+// padded columns or dates rather than names.
+func entryName(e Entry) string {
+	if s := e.URL.Scheme; s == "gopher" || s == "gophers" {
+		sel := e.URL.Gopher().Selector
+		if strings.HasPrefix(sel, "/") {
+			if base := path.Base(sel); base != "/" && base != "." {
+				return base
+			}
+		}
+	}
+	return e.Name
 }
 
 var nameEscaper = strings.NewReplacer("%", "%25", "/", "%2F", "\\", "%5C")

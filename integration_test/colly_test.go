@@ -43,22 +43,11 @@ func runColly(t *testing.T, seeds ...string) map[string][]string {
 	return lines
 }
 
-// TestCollyGopherAndFTP crawls the gophernicus hole and the vsftpd tree
-// with colly through fetch.NewRoundTripper: every item and file is
-// reached by following the links of the HTML pages menus and directories
-// become, with its bytes.
-func TestCollyGopherAndFTP(t *testing.T) {
-	gbase, _ := gopherBase(t)
-	fbase := "ftp://" + env(t, "FETCH_IT_FTP_ADDR")
-	lines := runColly(t, gbase+"/1/", fbase+"/pub/")
-	want := map[string]int{
-		gbase + "/0/text.txt":                               -1,
-		gbase + "/9/bin.dat":                                len(gopherFile(t, "bin.dat")),
-		gbase + "/1/sub/":                                   -1,
-		fbase + "/pub/hello.txt":                            len("hello from vsftpd\n"),
-		fbase + "/pub/nested/deep/er/file.txt":              len("deep\n"),
-		fbase + "/pub/with%20space/name%20with%20space.txt": len("spaced out\n"),
-	}
+// checkColly checks colly's lines: each URL in want reached with status
+// 200 and, where the size is not -1, that many bytes; each directory an
+// HTML page.
+func checkColly(t *testing.T, lines map[string][]string, want map[string]int, dirs ...string) {
+	t.Helper()
 	for u, size := range want {
 		l, ok := lines[u]
 		if !ok {
@@ -72,9 +61,33 @@ func TestCollyGopherAndFTP(t *testing.T) {
 			t.Errorf("%s: %s bytes, want %d", u, l[1], size)
 		}
 	}
-	for _, dir := range []string{gbase + "/1/", fbase + "/pub/"} {
+	for _, dir := range dirs {
 		if l := lines[dir]; len(l) < 3 || !strings.HasPrefix(l[2], "text/html") {
 			t.Errorf("%s: %v, want an HTML page", dir, l)
 		}
 	}
+}
+
+// TestCollyGopher crawls the gophernicus hole with colly through
+// fetch.NewRoundTripper: every item is reached by following the links of
+// the HTML pages the menus become, with its bytes.
+func TestCollyGopher(t *testing.T) {
+	base, _ := gopherBase(t)
+	lines := runColly(t, base+"/1/")
+	checkColly(t, lines, map[string]int{
+		base + "/0/text.txt":      -1, // gophernicus sends text with CR LF line ends
+		base + "/9/bin.dat":       len(gopherFile(t, "bin.dat")),
+		base + "/0/sub/inner.txt": -1,
+	}, base+"/1/", base+"/1/sub/")
+}
+
+// TestCollyFTP crawls the vsftpd tree the same way.
+func TestCollyFTP(t *testing.T) {
+	base := "ftp://" + env(t, "FETCH_IT_FTP_ADDR")
+	lines := runColly(t, base+"/pub/")
+	checkColly(t, lines, map[string]int{
+		base + "/pub/hello.txt":                            len("hello from vsftpd\n"),
+		base + "/pub/nested/deep/er/file.txt":              len("deep\n"),
+		base + "/pub/with%20space/name%20with%20space.txt": len("spaced out\n"),
+	}, base+"/pub/", base+"/pub/nested/")
 }

@@ -68,12 +68,13 @@ func TestFSFTP(t *testing.T) {
 }
 
 // TestFSGopher: testing/fstest over gophernicus's hole, menus as
-// directories, items as files named by their titles (the search item is
-// left out).
+// directories, items as files named by their selectors' last elements (the
+// search item is left out, and so is the ".." item of the menu gophernicus
+// makes for /sub/).
 func TestFSGopher(t *testing.T) {
 	base, _ := gopherBase(t)
 	fsys := newFS(t, base+"/1/")
-	if err := fstest.TestFS(fsys, "A text item", "A binary item", "A directory/inner.txt"); err != nil {
+	if err := fstest.TestFS(fsys, "text.txt", "bin.dat", "sub/inner.txt"); err != nil {
 		t.Fatal(err)
 	}
 	ents, err := fs.ReadDir(fsys, ".")
@@ -84,12 +85,15 @@ func TestFSGopher(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, "|"); got != "A binary item|A directory|A text item" {
+	if got := strings.Join(names, "|"); got != "bin.dat|sub|text.txt" {
 		t.Errorf("top menu as a directory: %s", got)
 	}
-	b, err := fs.ReadFile(fsys, "A binary item")
+	b, err := fs.ReadFile(fsys, "bin.dat")
 	if err != nil || !bytes.Equal(b, gopherFile(t, "bin.dat")) {
-		t.Errorf("ReadFile(A binary item): %d bytes, %v; want bin.dat's %d", len(b), err, len(gopherFile(t, "bin.dat")))
+		t.Errorf("ReadFile(bin.dat): %d bytes, %v; want the file's %d", len(b), err, len(gopherFile(t, "bin.dat")))
 	}
-	t.Logf("walked: %q", walk(t, fsys))
+	want := ". bin.dat sub sub/inner.txt text.txt"
+	if got := strings.Join(walk(t, fsys), " "); got != want {
+		t.Errorf("WalkDir visited %q, want %q", got, want)
+	}
 }
