@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -95,5 +97,25 @@ func TestFSGopher(t *testing.T) {
 	want := ". bin.dat sub sub/inner.txt text.txt"
 	if got := strings.Join(walk(t, fsys), " "); got != want {
 		t.Errorf("WalkDir visited %q, want %q", got, want)
+	}
+}
+
+// TestFSProspero: testing/fstest over a Prospero directory (links as
+// entries, listed with Client.List). The server replays recorded replies:
+// /srv/prospero/pub/docs is a directory it can list whole.
+func TestFSProspero(t *testing.T) {
+	addr := env(t, "FETCH_IT_PROSPERO_ADDR")
+	dir := env(t, "FETCH_IT_PROSPERO_DIR")
+	fsys := newFS(t, "prospero://"+addr+"//srv/prospero/pub/docs")
+	if err := fstest.TestFS(fsys, "one.txt", "two.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(walk(t, fsys), " "); got != ". one.txt two.txt" {
+		t.Errorf("WalkDir visited %q", got)
+	}
+	b, err := fs.ReadFile(fsys, "two.txt")
+	want, _ := os.ReadFile(filepath.Join(dir, "pub", "docs", "two.txt"))
+	if err != nil || !bytes.Equal(b, want) {
+		t.Errorf("ReadFile(two.txt) = %q, %v; want %q", b, err, want)
 	}
 }
