@@ -43,6 +43,7 @@ type config struct {
 	version    bool
 	urls       []string
 	schemes    schemes.Config
+	warc       warcSink // --warc-file
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -63,6 +64,7 @@ var (
 	commonOptions = concat(
 		generalOptions,
 		policyOptions,
+		warcOptions,
 	)
 	schemeOptions = concat(
 		ftpOptions,
