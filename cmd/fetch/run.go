@@ -22,8 +22,17 @@ const version = "0.1.0"
 
 // run is the whole command: it returns the exit code (CONTRACT §5).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "parse" {
-		return runParse(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "parse":
+			return runParse(args[1:], stdout, stderr)
+		case "enqueue":
+			return runEnqueue(ctx, args[1:], stdin, stdout, stderr)
+		case "worker":
+			return runWorker(ctx, args[1:], stdout, stderr)
+		case "results":
+			return runResults(ctx, args[1:], stdout, stderr)
+		}
 	}
 	c, err := parseArgs(args)
 	if err != nil {
