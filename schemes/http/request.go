@@ -12,14 +12,6 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-// target is what one hop of a fetch sends: the net/http request and the
-// lines a trace or a plan shows for it.
-type target struct {
-	req   *http.Request
-	uri   string // the request-target, still encoded
-	proxy *neturl.URL
-}
-
 // checkLine refuses, at the point where a request line or header is
 // written, any byte that could end or split it: a raw control character
 // or space in the request-target, and a decoded CR, LF, NUL or TAB in the
