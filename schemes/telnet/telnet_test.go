@@ -441,3 +441,25 @@ func TestPipeTimeoutNamesURL(t *testing.T) {
 		t.Errorf("Pipe past the deadline: %v, want Kind Timeout naming %s", err, u)
 	}
 }
+
+// TestCloseAbortsRead checks that Close called while a Read waits on a
+// silent server ends that Read promptly.
+func TestCloseAbortsRead(t *testing.T) {
+	addr, _ := serve(t, drain)
+	s := open(t, &Handler{}, "telnet://"+addr, nil)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Read(make([]byte, 100))
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	s.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Read after Close: nil error, want a failure")
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Close did not end the blocked Read")
+	}
+}
