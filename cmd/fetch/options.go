@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes"
 )
 
@@ -29,6 +30,7 @@ type config struct {
 	resume     bool // -C -
 	retry      int
 	portOK     bool
+	policy     fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
 	netrc      bool
 	dryRun     bool
 	strict     bool
@@ -60,6 +62,7 @@ type option struct {
 var (
 	commonOptions = concat(
 		generalOptions,
+		policyOptions,
 	)
 	schemeOptions = concat(
 		ftpOptions,
@@ -100,7 +103,7 @@ func positive(v string) (int, error) {
 // generalOptions are the options of this file: output, input, parallelism,
 // credentials, tracing, time limits, retries, parsing and TLS.
 var generalOptions = []option{
-	{long: "output", short: 'o', arg: "FILE", help: "write to FILE (atomically: renamed into place when complete)",
+	{long: "output", short: 'o', arg: "FILE", help: "write to FILE (atomically: renamed into place when complete); with -I, the metadata",
 		set: func(c *config, v string) error { c.output = v; return nil }},
 	{long: "remote-name", short: 'O', help: "write to the URL's last path segment, in the current folder or --output-dir",
 		set: func(c *config, _ string) error { c.remoteName = true; return nil }},
@@ -124,7 +127,7 @@ var generalOptions = []option{
 		set: func(c *config, _ string) error { c.verbose = true; return nil }},
 	{long: "head", short: 'I', help: "metadata only: size, modification time, media type, kind",
 		set: func(c *config, _ string) error { c.head = true; return nil }},
-	{long: "json", help: "with -I, print one JSON object per URL",
+	{long: "json", help: "with -I, print one JSON object per URL (without -I: a usage error)",
 		set: func(c *config, _ string) error { c.json = true; return nil }},
 	{long: "connect-timeout", arg: "S", help: "seconds allowed for each connection to open",
 		set: func(c *config, v string) (err error) { c.connectTO, err = seconds(v); return }},
@@ -138,7 +141,7 @@ var generalOptions = []option{
 			c.resume = true
 			return nil
 		}},
-	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation) up to N times, with backoff",
+	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation, server busy) up to N times, with capped backoff; mail is never resent",
 		set: func(c *config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -195,7 +198,7 @@ func parseArgs(args []string) (*config, error) {
 		switch {
 		case a == "--":
 			c.urls = append(c.urls, args[i+1:]...)
-			return c, nil
+			return c, c.check()
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
 			o := byLong[name]
@@ -242,5 +245,20 @@ func parseArgs(args []string) (*config, error) {
 			c.urls = append(c.urls, a)
 		}
 	}
-	return c, nil
+	return c, c.check()
 }
+
+// check refuses options that would be silently ignored together. --help
+// and --version are always honoured.
+func (c *config) check() error {
+	if c.help || c.version {
+		return nil
+	}
+	if c.json && !c.jsonOutput() {
+		return &usageError{"--json shapes the output of -I (and of fetch parse): add -I, or drop --json"}
+	}
+	return nil
+}
+
+// jsonOutput reports whether an option whose output --json shapes is set.
+func (c *config) jsonOutput() bool { return c.head }

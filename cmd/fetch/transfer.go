@@ -42,48 +42,38 @@ func (e *runEnv) one(ctx context.Context, i int, stdout io.Writer) int {
 	var dest *fileOut
 	if name, err := e.outputName(u); err != nil {
 		return e.fail(&fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err})
-	} else if name != "" && !e.cfg.head {
-		if u.Scheme == "telnet" {
+	} else if name != "" {
+		if u.Scheme == "telnet" && !e.cfg.head {
 			return e.fail(&fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage,
 				Err: errors.New("a telnet session runs on the terminal and cannot be saved to a file (drop -o/-O)")})
 		}
-		dest = &fileOut{final: name, resume: e.cfg.resume}
+		// With -I, the metadata goes to the file, as curl writes headers.
+		dest = &fileOut{final: name, resume: e.cfg.resume && !e.cfg.head}
 	}
 
-	for attempt := 0; ; attempt++ {
+	retry := fetch.RetryPolicy{Attempts: e.cfg.retry}
+	for attempt := 1; ; attempt++ {
 		wrote, err := e.attempt(ctx, req, stdout, dest)
 		if err == nil {
 			return 0
 		}
-		if attempt >= e.cfg.retry || !retryable(req.URL, err) || (dest == nil && wrote) || ctx.Err() != nil {
+		wait, again := retry.Wait(req, attempt, err)
+		if !again || (dest == nil && wrote) || ctx.Err() != nil {
 			return e.fail(err)
 		}
-		wait := min(time.Second<<attempt, 30*time.Second)
 		if !e.cfg.silent {
 			e.errMu.Lock()
-			fmt.Fprintf(e.stderr, "fetch: %v; retrying in %v (%d of %d)\n", err, wait, attempt+1, e.cfg.retry)
+			fmt.Fprintf(e.stderr, "fetch: %v; retrying in %v (%d of %d)\n", err, wait.Round(time.Millisecond), attempt, e.cfg.retry)
 			e.errMu.Unlock()
 		}
+		t := time.NewTimer(wait)
 		select {
-		case <-time.After(wait):
+		case <-t.C:
 		case <-ctx.Done():
-			return e.fail(fetch.Classify(ctx.Err()))
+			t.Stop()
+			return e.fail(&fetch.Error{Op: "fetch", URL: req.URL.Redacted(), Kind: fetch.KindOf(ctx.Err()), Err: ctx.Err()})
 		}
 	}
-}
-
-// retryable reports whether a failure is transient: a connect failure, a
-// timeout, or a cut transfer. Sending mail is not retried: a relay that
-// timed out may have taken the message, and a retry could deliver it twice.
-func retryable(u *url.URL, err error) bool {
-	if u.Scheme == "mailto" {
-		return false
-	}
-	switch fetch.KindOf(err) {
-	case fetch.Connect, fetch.Timeout, fetch.Incomplete:
-		return true
-	}
-	return false
 }
 
 // attempt makes one try at a transfer. wrote reports whether any byte
@@ -115,6 +105,8 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 	defer res.Body.Close()
 
 	switch {
+	case e.cfg.head && dest != nil:
+		return false, e.headToFile(req, res, dest)
 	case e.cfg.head:
 		return true, e.printHead(stdout, res)
 	case res.Kind == fetch.KindSession:
