@@ -62,9 +62,14 @@ func TestConformance(t *testing.T) {
 		p.send(cIAC, cWILL, oECHO, cIAC, cWILL, oSGA)
 		p.c.Write(want)
 	})
+	stalled, _ := serve(t, func(p *peer) {
+		p.sendf("hello, then nothing\r\n")
+		drain(p)
+	})
 	fetchtest.Run(t, &Handler{}, fetchtest.Cases{
 		Existing: "telnet://" + addr + "/",
 		Want:     want,
+		Stalled:  "telnet://" + stalled + "/",
 		Secret:   "telnet://fred:pw-s3cr3t@127.0.0.1:1/",
 		Password: "pw-s3cr3t",
 	})

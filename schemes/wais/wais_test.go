@@ -27,10 +27,13 @@ func TestConformance(t *testing.T) {
 	id := simDocID("big.txt", len(doc))
 	s := newSim(t, "db", map[string][]byte{id: doc})
 	base := mustParse(t, "wais://"+s.Addr()+"/db")
+	stalled := newSim(t, "db", map[string][]byte{id: doc})
+	stalled.stallAfter = 2 // the init and the first range
 	fetchtest.Run(t, &Handler{}, fetchtest.Cases{
 		Existing: docURL(base, "db", "TEXT", id),
 		Want:     doc,
 		Missing:  docURL(base, "db", "TEXT", simDocID("nosuch.txt", 1)),
+		Stalled:  docURL(mustParse(t, "wais://"+stalled.Addr()+"/db"), "db", "TEXT", id),
 	})
 	fetchtest.Run(t, &Handler{ChunkSize: 4096, NoInit: true}, fetchtest.Cases{
 		Existing: docURL(base, "db", "TEXT", id),
