@@ -370,7 +370,7 @@ func TestNoServer(t *testing.T) {
 	t.Setenv("NNTPSERVER", "")
 	h := &Handler{}
 	_, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, "news:local.test")})
-	if !errors.Is(err, fetch.Usage) || !strings.Contains(err.Error(), "NNTPSERVER") {
+	if !errors.Is(err, fetch.Usage) || !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), "NNTPSERVER") || strings.Contains(err.Error(), "--") {
 		t.Fatalf("Fetch without a server: %v (kind %v), want Usage naming NNTPSERVER", err, fetch.KindOf(err))
 	}
 	// Plan needs no server.
