@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/schemes/ftp"
 	"github.com/rfc1738/fetch/schemes/mailto"
 	"github.com/rfc1738/fetch/schemes/nntp"
 )
@@ -34,6 +35,9 @@ var hints = []struct {
 	}},
 	{"--smtp-relay", " (give one with --smtp-relay HOST[:PORT] or FETCH_SMTP)", func(err error, _ *config) bool {
 		return errors.Is(err, mailto.ErrNoRelay)
+	}},
+	{"-u USER:PASS", " (give the password with -u USER:PASS or --netrc)", func(err error, _ *config) bool {
+		return errors.Is(err, ftp.ErrNeedPassword)
 	}},
 	{"-u USER:PASS", " (give credentials with -u USER:PASS or --netrc)", func(err error, c *config) bool {
 		return fetch.KindOf(err) == fetch.Auth && c != nil && !c.hasUser && !c.netrc && !urlHasUser(err)
