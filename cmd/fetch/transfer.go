@@ -51,40 +51,29 @@ func (e *runEnv) one(ctx context.Context, i int, stdout io.Writer) int {
 		dest = &fileOut{final: name, resume: e.cfg.resume && !e.cfg.head}
 	}
 
-	for attempt := 0; ; attempt++ {
+	retry := fetch.RetryPolicy{Attempts: e.cfg.retry}
+	for attempt := 1; ; attempt++ {
 		wrote, err := e.attempt(ctx, req, stdout, dest)
 		if err == nil {
 			return 0
 		}
-		if attempt >= e.cfg.retry || !retryable(req.URL, err) || (dest == nil && wrote) || ctx.Err() != nil {
+		wait, again := retry.Wait(req, attempt, err)
+		if !again || (dest == nil && wrote) || ctx.Err() != nil {
 			return e.fail(err)
 		}
-		wait := min(time.Second<<attempt, 30*time.Second)
 		if !e.cfg.silent {
 			e.errMu.Lock()
-			fmt.Fprintf(e.stderr, "fetch: %v; retrying in %v (%d of %d)\n", err, wait, attempt+1, e.cfg.retry)
+			fmt.Fprintf(e.stderr, "fetch: %v; retrying in %v (%d of %d)\n", err, wait.Round(time.Millisecond), attempt, e.cfg.retry)
 			e.errMu.Unlock()
 		}
+		t := time.NewTimer(wait)
 		select {
-		case <-time.After(wait):
+		case <-t.C:
 		case <-ctx.Done():
-			return e.fail(fetch.Classify(ctx.Err()))
+			t.Stop()
+			return e.fail(&fetch.Error{Op: "fetch", URL: req.URL.Redacted(), Kind: fetch.KindOf(ctx.Err()), Err: ctx.Err()})
 		}
 	}
-}
-
-// retryable reports whether a failure is transient: a connect failure, a
-// timeout, or a cut transfer. Sending mail is not retried: a relay that
-// timed out may have taken the message, and a retry could deliver it twice.
-func retryable(u *url.URL, err error) bool {
-	if u.Scheme == "mailto" {
-		return false
-	}
-	switch fetch.KindOf(err) {
-	case fetch.Connect, fetch.Timeout, fetch.Incomplete:
-		return true
-	}
-	return false
 }
 
 // attempt makes one try at a transfer. wrote reports whether any byte
