@@ -127,6 +127,7 @@ func (h *Handler) plusError(s *session, size int64) error {
 	}
 	text = truncate(text, 300)
 	reply := func(kind fetch.Kind, n int, what string) error {
+		//lint:ignore ST1005 Gopher+ is the protocol's name
 		return &fetch.Error{Kind: kind, Err: fmt.Errorf("Gopher+ error %w (%s)", &fetch.ReplyError{Code: n, Text: text}, what)}
 	}
 	switch code {
@@ -137,6 +138,7 @@ func (h *Handler) plusError(s *session, size int64) error {
 	case "2":
 		return reply(fetch.Unavailable, 2, "try again later")
 	}
+	//lint:ignore ST1005 Gopher+ is the protocol's name
 	return &fetch.Error{Kind: fetch.Other, Err: fmt.Errorf("Gopher+ error: %w", &fetch.ReplyError{Text: truncate(strings.Join(strings.Fields(msg), " "), 300)})}
 }
 
