@@ -10,7 +10,10 @@ require (
 	golang.org/x/term v0.47.0
 )
 
-require golang.org/x/sys v0.49.0
+require (
+	golang.org/x/net v0.60.0
+	golang.org/x/sys v0.49.0
+)
 
 require (
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect

@@ -95,6 +95,11 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 		}
 		req.Offset = off
 	}
+	if e.cfg.menu && !e.cfg.head && dest == nil && ftpDirectory(req.URL) {
+		cw := &countWriter{w: stdout}
+		err := renderFTPMenu(ctx, e.client, cw, req)
+		return cw.n > 0, err
+	}
 	res, err := e.client.Do(ctx, req)
 	if err != nil {
 		if dest != nil {
