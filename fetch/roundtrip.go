@@ -199,7 +199,7 @@ func (rt *roundTripper) failure(ctx context.Context, hr *http.Request, err error
 	resp.Header.Set("Fetch-Kind", k.Error())
 	var re *ReplyError
 	if errors.As(err, &re) {
-		resp.Header.Set("Fetch-Reply", strings.TrimSpace(strconv.Itoa(re.Code)+" "+Sanitize(oneLine(re.Text))))
+		resp.Header.Set("Fetch-Reply", strings.TrimSpace(strconv.Itoa(re.Code)+" "+Sanitize(collapseSpace(re.Text))))
 	}
 	if d, ok := RetryAfter(err); ok {
 		resp.Header.Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
@@ -207,7 +207,9 @@ func (rt *roundTripper) failure(ctx context.Context, hr *http.Request, err error
 	return resp, nil
 }
 
-func oneLine(s string) string {
+// collapseSpace folds every run of white space in s, line ends included,
+// into one space: a header value is one line.
+func collapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
