@@ -25,8 +25,8 @@ const (
 // List fetches an HTML page and yields the links in it as entries, as the
 // page streams in: the href of a, area and link elements and the src of
 // img, frame and iframe elements, resolved (url.URL.ResolveReference)
-// against the page's URL (after
-// redirects) and its first <base href>, fragments dropped. Name is a
+// against the page's URL (after redirects) and its first <base href>,
+// fragments dropped. Name is a
 // link's text (an img's alt) or else the attribute as written; Kind is
 // KindFile and Size -1, for nothing is known of the target before it is
 // fetched. Links that do not parse as URLs, leniently, are counted as
