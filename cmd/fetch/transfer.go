@@ -100,7 +100,7 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 		err := renderFTPMenu(ctx, e.client, cw, req)
 		return cw.n > 0, err
 	}
-	res, err := e.client.Do(ctx, req)
+	res, err := e.cfg.warc.do(ctx, e.client, req)
 	if err != nil {
 		if dest != nil {
 			dest.abort()
