@@ -12,7 +12,8 @@ import (
 // no raw control character, that Redacted hides the password, and that an
 // error shows no part of what may be a password (see
 // checkErrorHidesSecret); and that a URL the strict parser accepts parses
-// the same leniently.
+// the same leniently. Every URL that parses normalizes idempotently to one
+// that parses back to it.
 func FuzzParse(f *testing.F) {
 	for _, tt := range rfcExamples {
 		f.Add(tt.in)
@@ -60,6 +61,10 @@ func FuzzParse(f *testing.F) {
 			if s2 := u2.String(); s2 != s {
 				t.Fatalf("String is not stable: %q, then %q", s, s2)
 			}
+			if !u.Hier {
+				// No parsed login, but the text may hold one's shape.
+				checkHidesSecret(t, s, u.Redacted())
+			}
 			if u.User != nil && u.User.Password != "" {
 				r := u.Redacted()
 				masked := *u
@@ -71,6 +76,18 @@ func FuzzParse(f *testing.F) {
 				if err != nil || ru.User == nil || ru.User.Password != "****" {
 					t.Fatalf("Parse(%q).Redacted() = %q, which reparses to %v, %v", in, r, ru, err)
 				}
+			}
+			// Normalize is idempotent and its result round-trips; what
+			// the strict parser accepts normalizes to what it accepts.
+			n := u.Normalize()
+			checkNormalized(t, in, n)
+			if !p.Lenient {
+				if _, err := p.Parse(n.String()); err != nil {
+					t.Fatalf("Normalize(%q) = %q, which the strict parser refuses: %v", in, n, err)
+				}
+			}
+			if u.String() != s {
+				t.Fatalf("Normalize changed its receiver %q to %q", s, u)
 			}
 			// The views must not panic on anything the parser accepts.
 			_ = u.FTP()
@@ -113,16 +130,23 @@ func secretSpan(in string) (start, end int, ok bool) {
 	return a + c + 1, at, true
 }
 
-// checkErrorHidesSecret fails when e's Input holds any four or more bytes
-// of the secret span of in that do not also stand outside the span (in the
-// scheme, the user or the host, which are not secret), the redaction marker
-// "****" taken out first; and when the message shows more of the URL than
-// Input (the rest of it, Expected, is the parser's own words).
+// checkErrorHidesSecret fails when e's Input shows what may be a password
+// of in (see checkHidesSecret), or when the message shows more of the URL
+// than Input (the rest of it, Expected, is the parser's own words).
 func checkErrorHidesSecret(t *testing.T, in string, e *Error) {
 	t.Helper()
 	if msg, want := e.Error(), "parse "+strconv.Quote(e.Input)+": at offset "; !strings.HasPrefix(msg, want) {
 		t.Fatalf("Parse(%q) error %q does not start %q", in, msg, want)
 	}
+	checkHidesSecret(t, in, e.Input)
+}
+
+// checkHidesSecret fails when shown holds any four or more bytes of the
+// secret span of in that do not also stand outside the span (in the
+// scheme, the user or the host, which are not secret), the redaction marker
+// "****" taken out first.
+func checkHidesSecret(t *testing.T, in, shown string) {
+	t.Helper()
 	start, end, ok := secretSpan(in)
 	if !ok {
 		return
@@ -131,10 +155,10 @@ func checkErrorHidesSecret(t *testing.T, in string, e *Error) {
 	// Every part of four or more bytes holds a part of exactly four, so
 	// four-byte parts are what is compared, as sets, in linear time.
 	outside := grams4(in[:start] + "\x00" + in[end:])
-	shown := grams4(strings.ReplaceAll(e.Input, "****", "\x00"))
+	visible := grams4(strings.ReplaceAll(shown, "****", "\x00"))
 	for i := 0; i+4 <= len(secret); i++ {
-		if part := secret[i : i+4]; shown[part] && !outside[part] {
-			t.Fatalf("Parse(%q) error shows %q of the text that may be a password: %v", in, part, e)
+		if part := secret[i : i+4]; visible[part] && !outside[part] {
+			t.Fatalf("%q shows %q of the text of %q that may be a password", shown, part, in)
 		}
 	}
 }
@@ -146,4 +170,33 @@ func grams4(s string) map[string]bool {
 		m[s[i:i+4]] = true
 	}
 	return m
+}
+
+// FuzzResolve resolves references against the bases of RFC 1808 §5 and of
+// each scheme: never a panic, and every result parses back from its String
+// to an equal URL.
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"g", "../g", "./g/.", "/./g", "//g", "?y", ";x", "#s", "", "g:h", "../../../../g", "a b", "/1/x"} {
+		f.Add(s)
+	}
+	bases := []string{"http://a/b/c/d;p?q#f", "ftp://u:pw@h/pub/x;type=i", "file:///etc/motd", "gopher://h/1/dir/", "news:comp.lang.go", "https://h"}
+	f.Fuzz(func(t *testing.T, ref string) {
+		for _, b := range bases {
+			base, err := lenient.Parse(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := base.ResolveReference(ref)
+			if err != nil {
+				if _, ok := err.(*Error); !ok {
+					t.Fatalf("resolve %q against %q: error %T", ref, b, err)
+				}
+				continue
+			}
+			u2, err := lenient.Parse(u.String())
+			if err != nil || !reflect.DeepEqual(u, u2) {
+				t.Fatalf("resolve %q against %q = %s, which reparses to %s, %v", ref, b, dump(u), dump(u2), err)
+			}
+		}
+	})
 }

@@ -15,8 +15,15 @@ ftp, http(s), gopher, mailto, news, nntp, telnet, wais, file, prospero.
 
 Usage:
   fetch [options] URL...            fetch each URL; the bytes go to stdout
-  fetch parse [--json] [--strict] URL...
-                                    print each URL's parsed components
+  ` + parseUsage + `
+                                    print each URL's parsed components, or
+                                    its normalized form (fetch parse --help)
+  fetch enqueue [--nats URL] [-K FILE | URL...]
+                                    publish fetch jobs to a work queue
+  fetch worker [--nats URL] --store DIR [--parallel N] [--per-host N]
+                                    fetch queued jobs into DIR
+  fetch results [--nats URL]        queued, in flight, done, failed
+                                    (each: fetch NAME -h)
   fetch --help | --version
 
 Options:
@@ -38,7 +45,9 @@ Examples:
   fetch -o rfc1738.txt ftp://ftp.example.org/rfc/rfc1738.txt
   fetch --dry-run 'ftp://ftp.example.org/%2Fetc/motd'
   fetch parse --json 'gopher://gopher.example.org/7search%09words'
+  fetch parse --normalize HTTP://WWW.Example.ORG:80 gopher://gopher.example.org
   fetch -I --json http://www.example.org/
+  fetch -I -o meta.txt ftp://ftp.example.org/pub/big.iso
   fetch --menu gopher://gopher.example.org/1/
   NNTPSERVER=news.example.org fetch 'news:comp.infosystems.www.servers.unix'
   fetch -d @message.txt --smtp-relay 127.0.0.1:25 mailto:someone@example.org

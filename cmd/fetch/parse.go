@@ -8,36 +8,74 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/rfc1738/fetch/url"
 )
 
-// runParse is "fetch parse [--json] [--strict] URL...": each URL's parsed
-// components, as CONTRACT §3 says. It exits 3 when any URL is malformed.
+// parseUsage is the usage line of fetch parse.
+const parseUsage = "fetch parse [--json] [--strict] [--normalize] URL..."
+
+// writeParseHelp prints the help of fetch parse.
+func writeParseHelp(w io.Writer) {
+	io.WriteString(w, `Usage: `+parseUsage+`
+
+Print the components of each URL as RFC 1738 defines them, without fetching
+anything: "key: value" lines (the password as ****), a blank line after each
+URL. A URL is parsed leniently unless --strict.
+
+Options:
+  --json         one JSON object per URL, one a line: scheme, user, password,
+                 host, port, path, and an object named after the scheme with
+                 its decoded parts; {"error": ..., "offset": N} for a
+                 malformed URL
+  --strict       parse exactly by RFC 1738's BNF (unsafe and national
+                 characters must be encoded)
+  --normalize    print each URL's normalized form, one a line (scheme and
+                 host lower case, default port dropped, unreserved escapes
+                 decoded, fragment dropped, ...); with --json, a "normalized"
+                 key in each object
+  -h, --help     show this help
+
+Exit codes: 0 every URL parsed, 2 usage error, 3 a URL is malformed.
+
+Examples:
+  fetch parse 'ftp://myname@host.dom/%2Fetc/motd;type=a'
+  fetch parse --json 'gopher://gopher.example.org/7search%09words'
+  fetch parse --normalize HTTP://Example.ORG:80 gopher://h/
+`)
+}
+
+// runParse is "fetch parse [--json] [--strict] [--normalize] URL...": each
+// URL's parsed components, as CONTRACT §3 says. It exits 3 when any URL is
+// malformed.
 func runParse(args []string, stdout, stderr io.Writer) int {
-	asJSON, strict := false, false
+	asJSON, strict, normal := false, false, false
 	var urls []string
-	for i, a := range args {
-		switch a {
-		case "--json":
-			asJSON = true
-		case "--strict":
-			strict = true
-		case "--":
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
 			urls = append(urls, args[i+1:]...)
+			i = len(args)
+		case a == "--json":
+			asJSON = true
+		case a == "--strict":
+			strict = true
+		case a == "--normalize":
+			normal = true
+		case a == "--help" || a == "-h":
+			writeParseHelp(stdout)
+			return 0
+		case len(a) > 1 && a[0] == '-' && len(urls) == 0:
+			fmt.Fprintf(stderr, "fetch parse: unknown option %s (usage: %s; see fetch parse --help)\n", a, parseUsage)
+			return 2
 		default:
-			if len(a) > 1 && a[0] == '-' && len(urls) == 0 {
-				fmt.Fprintf(stderr, "fetch parse: unknown option %s (usage: fetch parse [--json] [--strict] URL...)\n", a)
-				return 2
-			}
 			urls = append(urls, a)
-		}
-		if a == "--" {
-			break
 		}
 	}
 	if len(urls) == 0 {
-		fmt.Fprintln(stderr, "fetch parse: no URL given (usage: fetch parse [--json] [--strict] URL...)")
+		fmt.Fprintf(stderr, "fetch parse: no URL given (usage: %s)\n", parseUsage)
 		return 2
 	}
 	p := url.Parser{Lenient: !strict}
@@ -59,10 +97,17 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		if asJSON {
-			stdout.Write(parseJSON(u))
+		switch {
+		case asJSON:
+			var extra []field
+			if normal {
+				extra = []field{{"normalized", u.Normalize().String()}}
+			}
+			stdout.Write(parseJSON(u, extra...))
 			io.WriteString(stdout, "\n")
-		} else {
+		case normal:
+			fmt.Fprintln(stdout, u.Normalize())
+		default:
 			writeParseText(stdout, u)
 		}
 	}
@@ -150,10 +195,11 @@ func schemeFields(u *url.URL) []field {
 	return nil
 }
 
-// parseJSON renders u as the one-line JSON object of CONTRACT §3.
-func parseJSON(u *url.URL) []byte {
+// parseJSON renders u as the one-line JSON object of CONTRACT §3, with the
+// extra keys after the common ones.
+func parseJSON(u *url.URL, extra ...field) []byte {
 	var b bytes.Buffer
-	writeObject(&b, commonFields(u))
+	writeObject(&b, append(commonFields(u), extra...))
 	if sf := schemeFields(u); sf != nil {
 		b.Truncate(b.Len() - 1)
 		b.WriteByte(',')
@@ -185,14 +231,31 @@ func writeObject(b *bytes.Buffer, fs []field) {
 }
 
 // writeParseText prints the components for reading, one "key: value" a line,
-// with a blank line after each URL.
+// with a blank line after each URL. What Redacted hides (a password, or
+// the text of a URL without "//" that has a login's shape) is shown as
+// **** in every value, encoded or decoded.
 func writeParseText(w io.Writer, u *url.URL) {
+	hide := hiddenText(u)
+	var hideDecoded string
+	if hide != "" {
+		hideDecoded, _ = url.Unescape(hide)
+	}
+	redact := func(s string) string {
+		if hide == "" {
+			return s
+		}
+		s = strings.ReplaceAll(s, hide, "****")
+		if hideDecoded != "" {
+			s = strings.ReplaceAll(s, hideDecoded, "****")
+		}
+		return s
+	}
 	show := func(v any) string {
 		switch v := v.(type) {
 		case nil:
 			return "(none)"
 		case string:
-			return strconv.Quote(v)
+			return strconv.Quote(redact(v))
 		case map[string]string:
 			keys := make([]string, 0, len(v))
 			for k := range v {
@@ -230,4 +293,26 @@ func writeParseText(w io.Writer, u *url.URL) {
 		fmt.Fprintf(w, "%s.%s: %s\n", u.Scheme, f.key, show(f.val))
 	}
 	fmt.Fprintln(w)
+}
+
+// hiddenText returns the text of u that Redacted hides where u has no
+// parsed password (a URL without "//" whose text has a login's shape), ""
+// when there is none.
+func hiddenText(u *url.URL) string {
+	if u.Hier {
+		return "" // the password field is the only secret
+	}
+	s, r := u.String(), u.Redacted()
+	if s == r {
+		return ""
+	}
+	i := 0
+	for i < len(s) && i < len(r) && s[i] == r[i] {
+		i++
+	}
+	j := 0
+	for j < len(s)-i && j < len(r)-i && s[len(s)-1-j] == r[len(r)-1-j] {
+		j++
+	}
+	return s[i : len(s)-j]
 }

@@ -67,12 +67,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "fetch: -C - needs -o or -O: there is no file to resume")
 		return 2
 	}
+	c.warc.prepare(&c.schemes)
 	client, err := newClient(c, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch: %v\n", err)
 		return 2
 	}
 	defer client.Close()
+	if err := c.warc.start(client); err != nil {
+		fmt.Fprintf(stderr, "fetch: %v\n", err)
+		return 2
+	}
+	defer c.warc.finish()
 
 	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr}
 	if c.verbose && c.parallel > 1 && len(c.urls) > 1 {

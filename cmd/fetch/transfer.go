@@ -42,12 +42,13 @@ func (e *runEnv) one(ctx context.Context, i int, stdout io.Writer) int {
 	var dest *fileOut
 	if name, err := e.outputName(u); err != nil {
 		return e.fail(&fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err})
-	} else if name != "" && !e.cfg.head {
-		if u.Scheme == "telnet" {
+	} else if name != "" {
+		if u.Scheme == "telnet" && !e.cfg.head {
 			return e.fail(&fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage,
 				Err: errors.New("a telnet session runs on the terminal and cannot be saved to a file (drop -o/-O)")})
 		}
-		dest = &fileOut{final: name, resume: e.cfg.resume}
+		// With -I, the metadata goes to the file, as curl writes headers.
+		dest = &fileOut{final: name, resume: e.cfg.resume && !e.cfg.head}
 	}
 
 	retry := fetch.RetryPolicy{Attempts: e.cfg.retry}
@@ -94,7 +95,12 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 		}
 		req.Offset = off
 	}
-	res, err := e.client.Do(ctx, req)
+	if e.cfg.menu && !e.cfg.head && dest == nil && ftpDirectory(req.URL) {
+		cw := &countWriter{w: stdout}
+		err := renderFTPMenu(ctx, e.client, cw, req)
+		return cw.n > 0, err
+	}
+	res, err := e.cfg.warc.do(ctx, e.client, req)
 	if err != nil {
 		if dest != nil {
 			dest.abort()
@@ -104,6 +110,8 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 	defer res.Body.Close()
 
 	switch {
+	case e.cfg.head && dest != nil:
+		return false, e.headToFile(req, res, dest)
 	case e.cfg.head:
 		return true, e.printHead(stdout, res)
 	case res.Kind == fetch.KindSession:

@@ -160,8 +160,15 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		s.Close()
 		return nil, err
 	}
+	if g.HasPlus && strings.HasPrefix(g.Plus, "!") {
+		// An item's attributes: also as the Resource's Header.
+		if err := withAttributes(res); err != nil {
+			res.Body.Close()
+			return nil, err
+		}
+	}
 	if req.Head {
-		s.Close()
+		res.Body.Close()
 		res.Body = fetch.NoBody
 	}
 	return res, nil
@@ -301,7 +308,7 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 		shown = lines
 	}
 	for i, l := range lines {
-		req.Trace.Send(traceable(shown[i]))
+		req.Trace.Send(sanitize(traceable(shown[i])))
 		if err := tw.PrintfLine("%s", l); err != nil {
 			s.Close()
 			return nil, readErr(err)

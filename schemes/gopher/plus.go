@@ -2,6 +2,7 @@ package gopher
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -77,7 +78,7 @@ func (h *Handler) plusReply(s *session, req *fetch.Request, g url.Gopher) (*fetc
 		return nil, h.plusError(s, size)
 	}
 	res := newResource(req, g.Type)
-	res.Extra["gopher-plus"] = g.Plus
+	res.Extra[fetch.ExtraGopherPlus] = g.Plus
 	switch {
 	case strings.HasPrefix(g.Plus, "!"), strings.HasPrefix(g.Plus, "$"):
 		res.Kind, res.MediaType = fetch.KindFile, "text/plain"
@@ -124,16 +125,19 @@ func (h *Handler) plusError(s *session, size int64) error {
 	if text == "" {
 		text = contact
 	}
-	text = sanitize(truncate(text, 300))
+	text = truncate(text, 300)
+	reply := func(kind fetch.Kind, n int, what string) error {
+		return &fetch.Error{Kind: kind, Err: fmt.Errorf("the Gopher+ server answers error %w (%s)", &fetch.ReplyError{Code: n, Text: text}, what)}
+	}
 	switch code {
 	case "1":
-		return fetch.Errorf(fetch.NotFound, "Gopher+ error 1, item not available: %s", text)
+		return reply(fetch.NotFound, 1, "item not available")
 	case "3":
-		return fetch.Errorf(fetch.NotFound, "Gopher+ error 3, item moved: %s", text)
+		return reply(fetch.NotFound, 3, "item moved")
 	case "2":
-		return fetch.Errorf(fetch.Other, "Gopher+ error 2, try again later: %s", text)
+		return reply(fetch.Unavailable, 2, "try again later")
 	}
-	return fetch.Errorf(fetch.Other, "Gopher+ error: %s", sanitize(truncate(strings.Join(strings.Fields(msg), " "), 300)))
+	return &fetch.Error{Kind: fetch.Other, Err: fmt.Errorf("the Gopher+ server answers an error: %w", &fetch.ReplyError{Text: truncate(strings.Join(strings.Fields(msg), " "), 300)})}
 }
 
 // sizedReader reads exactly n bytes announced by a "+N" header; the server

@@ -34,8 +34,11 @@ const implementationName = "fetch"
 // Handler fetches wais URLs. Its zero value is ready to use, and it is safe
 // for concurrent use: each fetch has a connection of its own.
 type Handler struct {
-	// ChunkSize is the size of each byte range a retrieval asks for.
-	// Zero means 10000, the size CERN libwww used.
+	// ChunkSize is the size of each byte range a retrieval asks for, at
+	// most what fits in the message size the init agreed on (a larger
+	// range makes freeWAIS answer with an empty message). Zero means as
+	// large as fits, or 10000 (CERN libwww's size) when the init said
+	// nothing or was skipped.
 	ChunkSize int
 	// MaxHits is the MaxDocumentsRetrieved of a search. Zero means 40,
 	// what waissearch sends.
@@ -53,11 +56,42 @@ var (
 	_ fetch.Planner = (*Handler)(nil)
 )
 
+// defaultChunk is the range asked for when the message size is unknown.
+const defaultChunk = 10000
+
+// chunkOverhead is what a retrieval response holds besides the document's
+// bytes and DocumentID: headers, tags and lengths, with room to spare.
+const chunkOverhead = 1024
+
 func (h *Handler) chunkSize() int64 {
 	if h.ChunkSize > 0 {
 		return int64(h.ChunkSize)
 	}
-	return 10000
+	return defaultChunk
+}
+
+// planChunk is the range Plan shows for document docID: chunkFor's answer
+// if the server agreed on the whole message size the init offers.
+func (h *Handler) planChunk(docID string) int64 {
+	if h.NoInit {
+		return h.chunkSize()
+	}
+	return h.chunkFor(&session{msgSize: int(h.messageSize())}, docID)
+}
+
+// chunkFor is the range to ask for of document docID on session s: the
+// handler's ChunkSize (or, when zero, as much as fits), capped so that the
+// response fits in the message size the init agreed on.
+func (h *Handler) chunkFor(s *session, docID string) int64 {
+	c := h.chunkSize()
+	if s.msgSize <= 0 {
+		return c
+	}
+	fits := max(int64(s.msgSize-chunkOverhead-len(docID)), 512)
+	if h.ChunkSize <= 0 || c > fits {
+		c = fits
+	}
+	return c
 }
 
 func (h *Handler) maxHits() uint32 {
@@ -273,18 +307,23 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 	case t.HasSearch:
 		lines = append(lines, searchLine(t.Database, t.Search, h.maxHits()))
 	case t.HasDoc:
-		start, end := req.Offset, req.Offset+h.chunkSize()
+		chunk, fewer := h.planChunk(t.DocID), ""
+		if !h.NoInit {
+			fewer = " (fewer if the init agrees on a smaller message size)"
+		}
+		start, end := req.Offset, req.Offset+chunk
 		if t.Length >= 0 && end > t.Length {
 			end = t.Length
 		}
 		lines = append(lines, retrieveLine(t.Database, t.DocID, t.WType, start, end))
 		if t.Length < 0 || end < t.Length {
-			lines = append(lines, "retrieve: the same for each following range of "+strconv.FormatInt(h.chunkSize(), 10)+
-				" bytes, until a short range or the server's out-of-range diagnostic")
+			lines = append(lines, "retrieve: the same for each following range of "+strconv.FormatInt(chunk, 10)+
+				" bytes"+fewer+", until a short range or the server's out-of-range diagnostic")
 		}
 	default:
 		lines = append(lines, searchLine(t.Database, "", h.maxHits()),
-			"retrieve: the WSRC source description the search offers, in ranges of "+strconv.FormatInt(h.chunkSize(), 10)+" bytes")
+			"retrieve: the WSRC source description the search offers, in ranges of "+strconv.FormatInt(h.planChunk(""), 10)+" bytes")
 	}
+
 	return lines, nil
 }
