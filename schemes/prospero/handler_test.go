@@ -246,7 +246,7 @@ func TestSilentServer(t *testing.T) {
 	var trace strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	req := &fetch.Request{URL: mustParse(t, simURL(s, "/srv/prospero/README")), IdleTimeout: 200 * time.Millisecond, Trace: fetch.NewTrace(&trace)}
+	req := &fetch.Request{URL: mustParse(t, simURL(s, "/srv/prospero/README")), IdleTimeout: 2 * time.Second, Trace: fetch.NewTrace(&trace)}
 	_, err := quick().Fetch(ctx, req)
 	if !errors.Is(err, fetch.Timeout) {
 		t.Fatalf("Fetch from a silent server: %v (kind %v), want a timeout", err, fetch.KindOf(err))
