@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 func TestList(t *testing.T) {
@@ -20,17 +21,9 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	var got []fetch.Entry
-	for {
-		e, err := l.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, e)
+	got, err := fetchtest.Entries(l)
+	if err != nil {
+		t.Fatal(err)
 	}
 	host := s.addr()
 	want := []struct{ name, url string }{

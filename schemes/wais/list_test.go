@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 func TestList(t *testing.T) {
@@ -18,17 +19,9 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	var es []fetch.Entry
-	for {
-		e, err := l.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		es = append(es, e)
+	es, err := fetchtest.Entries(l)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(es) != 2 {
 		t.Fatalf("%d entries %+v, want 2", len(es), es)
