@@ -51,6 +51,18 @@ start() {
 	port=$(free_port)
 	lport=$(free_port)
 	while [ "$lport" = "$port" ]; do lport=$(free_port); done
+	# The anonymous tree, read-only, served on both ports.
+	cat >"$dir/anon.conf" <<-EOF
+		<Anonymous $dir/anon>
+			User nobody
+			Group nogroup
+			UserAlias anonymous nobody
+			RequireValidShell off
+			<Limit WRITE>
+				DenyAll
+			</Limit>
+		</Anonymous>
+	EOF
 	cat >"$dir/proftpd.conf" <<-EOF
 		ServerType standalone
 		ServerName "fetch-it proftpd"
@@ -73,15 +85,7 @@ start() {
 		RequireValidShell off
 		UseFtpUsers off
 		AuthOrder mod_auth_unix.c
-		<Anonymous $dir/anon>
-			User nobody
-			Group nogroup
-			UserAlias anonymous nobody
-			RequireValidShell off
-			<Limit WRITE>
-				DenyAll
-			</Limit>
-		</Anonymous>
+		Include $dir/anon.conf
 		# The same tree on a second port, without MLST in FEAT: its
 		# listings are LIST's.
 		<VirtualHost 127.0.0.1>
@@ -89,15 +93,7 @@ start() {
 			FactsAdvertise off
 			RequireValidShell off
 			UseFtpUsers off
-			<Anonymous $dir/anon>
-				User nobody
-				Group nogroup
-				UserAlias anonymous nobody
-				RequireValidShell off
-				<Limit WRITE>
-					DenyAll
-				</Limit>
-			</Anonymous>
+			Include $dir/anon.conf
 		</VirtualHost>
 	EOF
 	start_bg "$name" "$dir/root/usr/sbin/proftpd" --nodaemon -c "$dir/proftpd.conf"
