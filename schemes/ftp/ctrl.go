@@ -108,12 +108,9 @@ func (c *ctrl) watch(ctx context.Context, trace *fetch.Trace) {
 }
 
 // setIdle sets the longest wait for one whole reply: the request's idle
-// timeout (zero means 60 seconds).
+// timeout.
 func (c *ctrl) setIdle(req *fetch.Request) {
-	c.idle = req.IdleTimeout
-	if c.idle <= 0 {
-		c.idle = 60 * time.Second
-	}
+	c.idle = req.EffectiveIdleTimeout()
 }
 
 // unwatch ends the tie to the current request's context and reports
@@ -168,7 +165,7 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 		parent = context.Background()
 	}
 	if d <= 0 {
-		d = 60 * time.Second
+		d = fetch.DefaultIdleTimeout
 	}
 	rctx, cancel := context.WithTimeoutCause(parent, d, &replyTimeout{d: d})
 	stop := c.raw.Watch(rctx)

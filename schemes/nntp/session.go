@@ -73,11 +73,7 @@ func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey) (*ses
 		s.trace.Notef("TLS %s with %s", tls.VersionName(tc.ConnectionState().Version), t.host)
 		s.nc = tc
 	}
-	idle := req.IdleTimeout
-	if idle <= 0 {
-		idle = fetch.DefaultIdleTimeout
-	}
-	s.clock = &replyClock{r: s.nc, idle: idle}
+	s.clock = &replyClock{r: s.nc, idle: req.EffectiveIdleTimeout()}
 	s.r = textproto.NewReader(bufio.NewReaderSize(s.clock, bufSize))
 	s.w = textproto.NewWriter(bufio.NewWriter(s.nc))
 	if err := s.start(); err != nil {

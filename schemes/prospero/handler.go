@@ -145,13 +145,9 @@ func (h *Handler) dial(ctx context.Context, req *fetch.Request, t target) (*sess
 	if err != nil {
 		return nil, err
 	}
-	idle := req.IdleTimeout
-	if idle <= 0 {
-		idle = 60 * time.Second
-	}
 	var b [2]byte
 	rand.Read(b[:])
-	return newSession(ctx, c.Conn, req.Trace, h.Retransmit, idle, binary.BigEndian.Uint16(b[:])), nil
+	return newSession(ctx, c.Conn, req.Trace, h.Retransmit, req.EffectiveIdleTimeout(), binary.BigEndian.Uint16(b[:])), nil
 }
 
 // ask sends one request and returns its reply stream.
