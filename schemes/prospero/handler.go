@@ -141,7 +141,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 
 // dial opens the UDP socket to t's server and ties it to ctx.
 func (h *Handler) dial(ctx context.Context, req *fetch.Request, t target) (*session, error) {
-	c, err := req.Dial(ctx, "udp", t.addr())
+	c, err := req.Dial(ctx, "udp", t.server().HostPort())
 	if err != nil {
 		return nil, err
 	}
