@@ -140,7 +140,7 @@ func (c *ctrl) send(line, shown string) error {
 	if i := strings.IndexAny(line, "\r\n\x00"); i >= 0 {
 		return fetch.Errorf(fetch.Refused, "%s: a decoded CR, LF or NUL would reach the command line (RFC 1738 §6)", fetch.Sanitize(shown))
 	}
-	c.trace.Send(fetch.Sanitize(shown))
+	c.trace.Send(shown)
 	if err := c.w.PrintfLine("%s", line); err != nil {
 		return c.ioErr(shown, err)
 	}
@@ -193,7 +193,7 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 			if i == len(lines)-1 {
 				sep = " "
 			}
-			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, fetch.Sanitize(l)))
+			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, l))
 		}
 	}
 	return code, msg, nil

@@ -158,7 +158,7 @@ func (s *session) readReply() (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	s.trace.Recv(fetch.Sanitize(line))
+	s.trace.Recv(line)
 	r, err := parseReply(line)
 	if err != nil {
 		s.broken = true
