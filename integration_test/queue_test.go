@@ -302,3 +302,33 @@ func TestQueueTenThousand(t *testing.T) {
 		})
 	}
 }
+
+// A worker's --warc-file records each job it fetched, readable by
+// warcio.js with every digest right.
+func TestQueueWorkerWARC(t *testing.T) {
+	site := newCountingSite(t, 0)
+	q := queueModes(t)[0].fresh(t)
+	var urls []string
+	for i := range 5 {
+		urls = append(urls, fmt.Sprintf("%s/w/%d", site.URL, i))
+	}
+	enqueue(t, q, urls)
+	store, file := t.TempDir(), filepath.Join(t.TempDir(), "worker.warc.gz")
+	if err := startWorker(t, q, store, "--drain", "--warc-file", file).Wait(); err != nil {
+		t.Fatalf("worker: %v", err)
+	}
+	checkStore(t, store, urls)
+	recs := readWARC(t, file)
+	checkWARCShape(t, recs)
+	got := map[string]bool{}
+	for _, r := range recs {
+		if r.Type == "response" && r.Status == 200 {
+			got[r.URI] = true
+		}
+	}
+	for _, u := range urls {
+		if !got[u] {
+			t.Errorf("no response record for %s in %+v", u, recs)
+		}
+	}
+}

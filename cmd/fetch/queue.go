@@ -146,13 +146,14 @@ func secondsOf(s float64) time.Duration { return time.Duration(s * float64(time.
 // [--per-host N]".
 func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var qf queueFlags
-	var store, id string
+	var store, id, warcFile string
 	var parallel, perHost, maxDeliver int
 	var ackWait, leaseTTL, connectTO, maxTime float64
 	var drain, silent, portOK bool
 	fs := newFlagSet("worker", "[--nats URL] [--state DIR] --store DIR [--parallel N] [--per-host N]", stderr)
 	qf.register(fs)
 	fs.StringVar(&store, "store", "", "the results directory: bodies named by the hex SHA-256 of the normalized URL, and results.jsonl")
+	fs.StringVar(&warcFile, "warc-file", "", "also record every fetch of this worker as WARC/1.1 records in FILE (gzip per record when FILE ends in .gz)")
 	fs.StringVar(&id, "id", "", "the worker's name in results.jsonl (default host:pid)")
 	fs.IntVar(&parallel, "parallel", 4, "jobs fetched at once")
 	fs.IntVar(&perHost, "per-host", 2, "connections to one host:port across every worker")
@@ -188,13 +189,23 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ConnectTimeout: secondsOf(connectTO),
 		PerHost:        perHost,
 	}
-	schemes.Register(client, schemes.Config{HTTPUserAgent: "fetch/" + version})
+	cfg := schemes.Config{HTTPUserAgent: "fetch/" + version}
+	sink := &warcSink{path: warcFile}
+	sink.prepare(&cfg)
+	schemes.Register(client, cfg)
 	defer client.Close()
+	if err := sink.start(client); err != nil {
+		fmt.Fprintf(stderr, "fetch worker: %v\n", err)
+		return 1
+	}
 	var done, failed int
 	w := &queue.Worker{
 		Queue: q, Client: client, Store: st, ID: id,
 		Parallel: parallel, PerHost: perHost, MaxTime: secondsOf(maxTime), Drain: drain,
 		Status: exitCode,
+		Do: func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+			return sink.do(ctx, client, req)
+		},
 		OnResult: func(r queue.Record) {
 			if r.Status == 0 {
 				done++
@@ -207,7 +218,11 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			}
 		},
 	}
-	if err := w.Run(ctx); err != nil {
+	err = w.Run(ctx)
+	if ferr := sink.finish(); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "fetch worker: %v\n", err)
 		return 1
 	}

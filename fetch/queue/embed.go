@@ -49,7 +49,7 @@ func startEmbedded(dir string, wait time.Duration) (*embedded, error) {
 		if ok {
 			e, err := serve(dir, lock, false)
 			if err != nil {
-				unlock(lock)
+				unlockFile(lock)
 				lock.Close()
 			}
 			return e, err
@@ -121,7 +121,7 @@ func (e *embedded) close() {
 	e.srv.Shutdown()
 	e.srv.WaitForShutdown()
 	os.Remove(filepath.Join(filepath.Dir(e.lock.Name()), urlName))
-	unlock(e.lock)
+	unlockFile(e.lock)
 	e.lock.Close()
 }
 
@@ -157,7 +157,7 @@ func takeOver(dir string, stop <-chan struct{}) *embedded {
 		}
 		e, err := serve(dir, lock, true)
 		if err != nil {
-			unlock(lock)
+			unlockFile(lock)
 			lock.Close()
 			continue
 		}

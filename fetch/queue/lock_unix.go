@@ -20,4 +20,5 @@ func tryLock(f *os.File) (bool, error) {
 // lock takes an exclusive advisory lock on f, waiting for it.
 func lock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }
 
-func unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+// unlockFile frees the lock on f.
+func unlockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

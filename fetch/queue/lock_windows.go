@@ -26,7 +26,8 @@ func tryLock(f *os.File) (bool, error) {
 // lock takes an exclusive lock on f, waiting for it.
 func lock(f *os.File) error { return lockFile(f, windows.LOCKFILE_EXCLUSIVE_LOCK) }
 
-func unlock(f *os.File) error {
+// unlockFile frees the lock on f.
+func unlockFile(f *os.File) error {
 	ol := new(windows.Overlapped)
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, ol)
 }

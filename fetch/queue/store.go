@@ -102,24 +102,11 @@ func (s *Store) commit(key string, rec Record, p *spool) (stored bool, err error
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	lf, err := os.OpenFile(filepath.Join(s.dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	rf, unlock, err := s.open()
 	if err != nil {
-		return false, fmt.Errorf("store: %w", err)
-	}
-	defer lf.Close()
-	if err := lock(lf); err != nil {
-		return false, fmt.Errorf("store lock: %w", err)
-	}
-	defer unlock(lf)
-
-	rf, err := os.OpenFile(filepath.Join(s.dir, ResultsName), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return false, fmt.Errorf("store: %w", err)
-	}
-	defer rf.Close()
-	if err := s.catchUp(rf); err != nil {
 		return false, err
 	}
+	defer unlock()
 	if s.seen[key] {
 		return false, nil
 	}
@@ -139,6 +126,47 @@ func (s *Store) commit(key string, rec Record, p *spool) (stored bool, err error
 	s.off += int64(len(line))
 	s.seen[key] = true
 	return true, nil
+}
+
+// open takes the store's lock and opens results.jsonl for appending, read
+// up to its end; unlock closes it and frees the lock. The caller holds s.mu.
+func (s *Store) open() (rf *os.File, unlock func(), err error) {
+	lf, err := os.OpenFile(filepath.Join(s.dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: %w", err)
+	}
+	if err := lock(lf); err != nil {
+		lf.Close()
+		return nil, nil, fmt.Errorf("store lock: %w", err)
+	}
+	release := func() {
+		unlockFile(lf)
+		lf.Close()
+	}
+	rf, err = os.OpenFile(filepath.Join(s.dir, ResultsName), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		release()
+		return nil, nil, fmt.Errorf("store: %w", err)
+	}
+	if err := s.catchUp(rf); err != nil {
+		rf.Close()
+		release()
+		return nil, nil, err
+	}
+	return rf, func() { rf.Close(); release() }, nil
+}
+
+// has reports whether results.jsonl holds a line for key, written by any
+// worker of the store.
+func (s *Store) has(key string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, unlock, err := s.open()
+	if err != nil {
+		return false, err
+	}
+	unlock()
+	return s.seen[key], nil
 }
 
 // catchUp reads the lines appended to results.jsonl since the last look,

@@ -44,6 +44,9 @@ type Worker struct {
 	// second, doubled each time, up to ten minutes, a server's
 	// Retry-After honoured.
 	Retry fetch.RetryPolicy
+	// Do fetches one request; nil means Client.Do. A recorder goes here
+	// (warc.Writer.Do, say), in the shape of fetch.Batch's.
+	Do func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error)
 	// Drain makes Run return once the queue has no job left, queued or in
 	// flight anywhere, instead of waiting for more.
 	Drain bool
@@ -160,6 +163,14 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		return nil
 	}
 	key := Key(job.URL)
+	if stored, err := r.w.Store.has(key); err != nil {
+		msg.Nak()
+		return err
+	} else if stored {
+		// Delivered again after it was stored (its worker died before
+		// the acknowledgement arrived): nothing to fetch.
+		return r.finish(ctx, msg, key, job, delivery, nil, nil)
+	}
 
 	u, perr := parser.Parse(job.URL)
 	if perr != nil {
@@ -236,7 +247,11 @@ func (r *run) slot(ctx context.Context, hostport string, last bool) (*lease, err
 // fetch fetches u into a body spooled in the store.
 func (r *run) fetch(ctx context.Context, u *url.URL, job Job) (*spool, error) {
 	req := &fetch.Request{URL: u, ConnectTimeout: job.ConnectTimeout}
-	res, err := r.w.Client.Do(ctx, req)
+	do := r.w.Do
+	if do == nil {
+		do = r.w.Client.Do
+	}
+	res, err := do(ctx, req)
 	if err != nil {
 		return nil, err
 	}
