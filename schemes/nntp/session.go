@@ -47,7 +47,7 @@ const bufSize = 32 << 10
 // reads the greeting, and switches the server to reader mode when it asks
 // for that. The session is tied to ctx until release.
 func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey) (*session, error) {
-	raw, err := req.Dial(ctx, "tcp", t.addr)
+	raw, err := req.Dial(ctx, "tcp", t.addr())
 	if err != nil {
 		return nil, err
 	}

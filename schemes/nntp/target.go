@@ -23,8 +23,8 @@ const (
 
 // target is what a URL means: where to connect and what to ask.
 type target struct {
-	addr    string // host:port
-	host    string // for TLS verification
+	host    string // the server's name or address, also for TLS verification
+	port    int
 	tls     bool
 	what    what
 	group   string // articleByNumber, overview
@@ -33,6 +33,19 @@ type target struct {
 	wildmat string // groupList: "" for all groups
 	descr   bool   // groupList: LIST NEWSGROUPS (descriptions)
 }
+
+// server is the URL of the target's server, with its port and no path:
+// "nntp://host:port" (nntps for TLS).
+func (t *target) server() *url.URL {
+	scheme := "nntp"
+	if t.tls {
+		scheme = "nntps"
+	}
+	return &url.URL{Scheme: scheme, Hier: true, Host: t.host, Port: t.port}
+}
+
+// addr is the server's "host:port", to dial.
+func (t *target) addr() string { return t.server().HostPort() }
 
 // maxArg bounds a group name or message-id (RFC 3977 §3.6 caps message-ids
 // at 250 octets; group names are shorter in practice).
@@ -46,8 +59,7 @@ func (h *Handler) resolve(u *url.URL, needServer bool) (*target, error) {
 	switch u.Scheme {
 	case "nntp", "nntps":
 		t.tls = u.Scheme == "nntps"
-		t.host = u.Host
-		t.addr = u.HostPort()
+		t.host, t.port = u.Host, u.EffectivePort()
 		if u.Host == "" {
 			return nil, fetch.Errorf(fetch.Malformed, "%s URL without a host", u.Scheme)
 		}
@@ -145,7 +157,7 @@ func (h *Handler) newsHost(t *target, u *url.URL, v url.News) (url.News, bool, e
 	if err := (fetch.Policy{}).Check(&url.URL{Scheme: u.Scheme, Host: host, Port: n}); err != nil {
 		return nv, false, err
 	}
-	t.host, t.addr = host, net.JoinHostPort(host, port)
+	t.host, t.port = host, n
 	return nv, true, nil
 }
 
@@ -176,10 +188,11 @@ func (h *Handler) server(t *target) error {
 		host = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
 		p = port
 	}
-	if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 || host == "" {
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 65535 || host == "" {
 		return fetch.Errorf(fetch.Usage, "%s %q is not HOST or HOST:PORT", src, s)
 	}
-	t.host, t.addr = host, net.JoinHostPort(host, p)
+	t.host, t.port = host, n
 	return nil
 }
 
