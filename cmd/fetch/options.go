@@ -11,37 +11,36 @@ import (
 
 // config is everything the command line sets.
 type config struct {
-	output      string // -o
-	remoteName  bool   // -O
-	outputDir   string // --output-dir
-	inputFiles  []string
-	parallel    int
-	perHost     int
-	user        string // -u USER[:PASS]
-	hasUser     bool
-	silent      bool
-	showErrors  bool
-	verbose     bool
-	head        bool
-	json        bool
-	connectTO   time.Duration
-	maxTime     time.Duration
-	resume      bool // -C -
-	retry       int
-	portOK      bool
-	netrc       bool
-	dryRun      bool
-	strict      bool
-	insecure    bool
-	cacert      string
-	data        string // --data @FILE | - | text
-	hasData     bool
-	menu        bool
-	help        bool
-	version     bool
-	urls        []string
-	schemes     schemes.Config
-	schemeFlags map[string]string // scheme-specific options seen, for the record
+	output     string // -o
+	remoteName bool   // -O
+	outputDir  string // --output-dir
+	inputFiles []string
+	parallel   int
+	perHost    int
+	user       string // -u USER[:PASS]
+	hasUser    bool
+	silent     bool
+	showErrors bool
+	verbose    bool
+	head       bool
+	json       bool
+	connectTO  time.Duration
+	maxTime    time.Duration
+	resume     bool // -C -
+	retry      int
+	portOK     bool
+	netrc      bool
+	dryRun     bool
+	strict     bool
+	insecure   bool
+	cacert     string
+	data       string // --data @FILE | - | text
+	hasData    bool
+	menu       bool
+	help       bool
+	version    bool
+	urls       []string
+	schemes    schemes.Config
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -53,9 +52,34 @@ type option struct {
 	set   func(c *config, v string) error
 }
 
-// schemeOptions are the options of individual schemes; each scheme's file
-// in this package appends its own (see options_*.go).
-var schemeOptions []option
+// The options, in the order --help lists them. Each feature's file
+// (options_<feature>.go) defines one slice, var xxxOptions = []option{...},
+// and names it in one of these two lists: commonOptions for what every
+// scheme honours, schemeOptions for the options of single schemes. There is
+// no init(): the lists say in one place which options exist.
+var (
+	commonOptions = concat(
+		generalOptions,
+	)
+	schemeOptions = concat(
+		ftpOptions,
+		gopherOptions,
+		httpOptions,
+		mailtoOptions,
+		nntpOptions,
+		telnetOptions,
+		waisOptions,
+	)
+)
+
+// concat joins option slices into a new one.
+func concat(lists ...[]option) []option {
+	var all []option
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	return all
+}
 
 func seconds(v string) (time.Duration, error) {
 	f, err := strconv.ParseFloat(v, 64)
@@ -73,7 +97,9 @@ func positive(v string) (int, error) {
 	return n, nil
 }
 
-var commonOptions = []option{
+// generalOptions are the options of this file: output, input, parallelism,
+// credentials, tracing, time limits, retries, parsing and TLS.
+var generalOptions = []option{
 	{long: "output", short: 'o', arg: "FILE", help: "write to FILE (atomically: renamed into place when complete)",
 		set: func(c *config, v string) error { c.output = v; return nil }},
 	{long: "remote-name", short: 'O', help: "write to the URL's last path segment, in the current folder or --output-dir",
@@ -141,9 +167,8 @@ var commonOptions = []option{
 		set: func(c *config, _ string) error { c.version = true; return nil }},
 }
 
-func allOptions() []option {
-	return append(append([]option(nil), commonOptions...), schemeOptions...)
-}
+// allOptions returns every option, common ones first.
+func allOptions() []option { return concat(commonOptions, schemeOptions) }
 
 // usageError is a bad command line (exit 2).
 type usageError struct{ msg string }

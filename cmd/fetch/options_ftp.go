@@ -1,15 +1,13 @@
 package main
 
-// The FTP options (schemes/ftp).
-func init() {
-	schemeOptions = append(schemeOptions,
-		option{long: "ftp-password", arg: "EMAIL", help: "FTP: password of anonymous logins, your e-mail address (default $FETCH_FTP_PASSWORD)",
-			set: func(c *config, v string) error { c.schemes.FTPPassword = v; return nil }},
-		option{long: "ftp-active", help: "FTP: active mode, the server connects for data (EPRT, PORT); default passive (EPSV, PASV)",
-			set: func(c *config, _ string) error { c.schemes.FTPActive = true; return nil }},
-		option{long: "ftp-pasv", help: "FTP: passive mode (the default)",
-			set: func(c *config, _ string) error { c.schemes.FTPActive = false; return nil }},
-		option{long: "ftp-ssl", help: "FTP: secure ftp:// URLs with AUTH TLS, failing when the server has none (ftps:// is implicit TLS)",
-			set: func(c *config, _ string) error { c.schemes.FTPExplicitTLS = true; return nil }},
-	)
+// ftpOptions are the FTP options (schemes/ftp).
+var ftpOptions = []option{
+	{long: "ftp-password", arg: "EMAIL", help: "FTP: password of anonymous logins, your e-mail address (default $FETCH_FTP_PASSWORD)",
+		set: func(c *config, v string) error { c.schemes.FTPPassword = v; return nil }},
+	{long: "ftp-active", help: "FTP: active mode, the server connects for data (EPRT, PORT); default passive (EPSV, PASV)",
+		set: func(c *config, _ string) error { c.schemes.FTPActive = true; return nil }},
+	{long: "ftp-pasv", help: "FTP: passive mode (the default)",
+		set: func(c *config, _ string) error { c.schemes.FTPActive = false; return nil }},
+	{long: "ftp-ssl", help: "FTP: secure ftp:// URLs with AUTH TLS, failing when the server has none (ftps:// is implicit TLS)",
+		set: func(c *config, _ string) error { c.schemes.FTPExplicitTLS = true; return nil }},
 }

@@ -5,24 +5,22 @@ import (
 	"strconv"
 )
 
-// The options of the http and https schemes.
-func init() {
-	schemeOptions = append(schemeOptions,
-		option{long: "raw", help: "http(s): deliver the body as sent, still gzip-encoded (default: decoded)",
-			set: func(c *config, _ string) error { c.schemes.HTTPRaw = true; return nil }},
-		option{long: "user-agent", arg: "NAME", help: "http(s): the User-Agent header (default: fetch/VERSION)",
-			set: func(c *config, v string) error { c.schemes.HTTPUserAgent = v; return nil }},
-		option{long: "max-redirs", arg: "N", help: "http(s): follow at most N redirects (default 10; 0 follows none)",
-			set: func(c *config, v string) error {
-				n, err := strconv.Atoi(v)
-				if err != nil || n < 0 {
-					return fmt.Errorf("want a whole number, got %q", v)
-				}
-				if n == 0 {
-					n = -1 // the handler's zero means its default
-				}
-				c.schemes.HTTPMaxRedirects = n
-				return nil
-			}},
-	)
+// httpOptions are the options of the http and https schemes.
+var httpOptions = []option{
+	{long: "raw", help: "http(s): deliver the body as sent, still gzip-encoded (default: decoded)",
+		set: func(c *config, _ string) error { c.schemes.HTTPRaw = true; return nil }},
+	{long: "user-agent", arg: "NAME", help: "http(s): the User-Agent header (default: fetch/VERSION)",
+		set: func(c *config, v string) error { c.schemes.HTTPUserAgent = v; return nil }},
+	{long: "max-redirs", arg: "N", help: "http(s): follow at most N redirects (default 10; 0 follows none)",
+		set: func(c *config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("want a whole number, got %q", v)
+			}
+			if n == 0 {
+				n = -1 // the handler's zero means its default
+			}
+			c.schemes.HTTPMaxRedirects = n
+			return nil
+		}},
 }

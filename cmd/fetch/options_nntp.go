@@ -1,22 +1,21 @@
 package main
 
-func init() {
-	schemeOptions = append(schemeOptions,
-		option{
-			long: "nntp-server", arg: "HOST[:PORT]",
-			help: "news server for news: and snews: URLs (default: $NNTPSERVER; port 119, 563 for snews)",
-			set: func(c *config, v string) error {
-				c.schemes.NNTPServer = v
-				return nil
-			},
+// nntpOptions are the options of the news and nntp schemes.
+var nntpOptions = []option{
+	{
+		long: "nntp-server", arg: "HOST[:PORT]",
+		help: "news server for news: and snews: URLs (default: $NNTPSERVER; port 119, 563 for snews)",
+		set: func(c *config, v string) error {
+			c.schemes.NNTPServer = v
+			return nil
 		},
-		option{
-			long: "nntp-descriptions",
-			help: "list news:* groups with their descriptions (LIST NEWSGROUPS) instead of LIST ACTIVE",
-			set: func(c *config, _ string) error {
-				c.schemes.NNTPDescriptions = true
-				return nil
-			},
+	},
+	{
+		long: "nntp-descriptions",
+		help: "list news:* groups with their descriptions (LIST NEWSGROUPS) instead of LIST ACTIVE",
+		set: func(c *config, _ string) error {
+			c.schemes.NNTPDescriptions = true
+			return nil
 		},
-	)
+	},
 }

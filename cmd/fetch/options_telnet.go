@@ -4,15 +4,13 @@ import (
 	"github.com/rfc1738/fetch/schemes/telnet"
 )
 
-// Options of the telnet scheme (RFC 1738 §3.8); the session itself runs in
-// session.go.
-func init() {
-	schemeOptions = append(schemeOptions,
-		option{long: "telnet-login", help: "telnet: type the URL's user and password at the server's login and password prompts (default: only suggest them)",
-			set: func(c *config, _ string) error { c.schemes.TelnetLogin = true; return nil }},
-		option{long: "telnet-login-prompt", arg: "REGEXP", help: "telnet: pattern of the login prompt (default `" + telnet.DefaultLoginPrompt + "`)",
-			set: func(c *config, v string) error { c.schemes.TelnetLoginPrompt = v; return nil }},
-		option{long: "telnet-password-prompt", arg: "REGEXP", help: "telnet: pattern of the password prompt (default `" + telnet.DefaultPasswordPrompt + "`)",
-			set: func(c *config, v string) error { c.schemes.TelnetPasswordPrompt = v; return nil }},
-	)
+// telnetOptions are the options of the telnet scheme (RFC 1738 §3.8); the
+// session itself runs in session.go.
+var telnetOptions = []option{
+	{long: "telnet-login", help: "telnet: type the URL's user and password at the server's login and password prompts (default: only suggest them)",
+		set: func(c *config, _ string) error { c.schemes.TelnetLogin = true; return nil }},
+	{long: "telnet-login-prompt", arg: "REGEXP", help: "telnet: pattern of the login prompt (default `" + telnet.DefaultLoginPrompt + "`)",
+		set: func(c *config, v string) error { c.schemes.TelnetLoginPrompt = v; return nil }},
+	{long: "telnet-password-prompt", arg: "REGEXP", help: "telnet: pattern of the password prompt (default `" + telnet.DefaultPasswordPrompt + "`)",
+		set: func(c *config, v string) error { c.schemes.TelnetPasswordPrompt = v; return nil }},
 }
