@@ -51,6 +51,9 @@ type Batch struct {
 	// &Request{URL: r.URL}. It is called before every attempt (with
 	// r.Attempt counting from 0), so it may set Offset to resume.
 	Request func(r *Result) (*Request, error)
+	// AttemptTimeout bounds each attempt, from the dial to the callback's
+	// return. Zero means no bound beyond the Client's timeouts.
+	AttemptTimeout time.Duration
 	// OnRetry, when set, is called before waiting to retry r after err.
 	OnRetry func(r *Result, err error, wait time.Duration)
 }
@@ -101,7 +104,9 @@ const batchWindow = 1024
 // open; Run closes the Body when fn returns. An error from fn fails the
 // attempt. A failed attempt is retried as the Retry policy says (unless
 // the error is marked by NoRetry); when a URL fails for good, fn is called
-// once more with r.Err set and no Resource. So for each URL, fn sees its
+// once more with r.Err set and no Resource. A request that sends a message
+// (Request.Message) is never retried: the peer may have taken it, and a
+// retry could deliver it twice. So for each URL, fn sees its
 // success, or its final failure, exactly once.
 //
 // If fn returns an error for a final failure, Run stops: it cancels the

@@ -253,7 +253,7 @@ func (s *scheduler) deliver(j *job) error {
 func (s *scheduler) work(j *job) error {
 	r := j.r
 	for {
-		err := s.attempt(r)
+		sends, err := s.attempt(r)
 		if err == nil {
 			return nil
 		}
@@ -262,7 +262,7 @@ func (s *scheduler) work(j *job) error {
 		}
 		var nr noRetry
 		wait, again := s.b.Retry.Delay(r.Attempt, err)
-		if errors.As(err, &nr) || s.ctx.Err() != nil || !again {
+		if errors.As(err, &nr) || sends || s.ctx.Err() != nil || !again {
 			j.err = err
 			r.Err = err
 			return s.fn(s.ctx, r)
@@ -283,29 +283,33 @@ func (s *scheduler) work(j *job) error {
 	}
 }
 
-// attempt fetches r once and hands the resource to fn.
-func (s *scheduler) attempt(r *Result) error {
-	var req *Request
+// attempt fetches r once and hands the resource to fn. sends reports
+// whether the request sent a message, which must not be retried.
+func (s *scheduler) attempt(r *Result) (sends bool, err error) {
+	req := &Request{URL: r.URL}
 	if s.b.Request != nil {
-		var err error
 		if req, err = s.b.Request(r); err != nil {
-			return err
+			return false, err
 		}
 		if req.URL == nil {
 			req.URL = r.URL
 		}
-	} else {
-		req = &Request{URL: r.URL}
 	}
-	res, err := s.b.Client.Do(s.ctx, req)
+	ctx := s.ctx
+	if s.b.AttemptTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.b.AttemptTimeout)
+		defer cancel()
+	}
+	res, err := s.b.Client.Do(ctx, req)
 	if err != nil {
-		return err
+		return req.Message != nil, err
 	}
 	r.Resource = res
-	err = s.fn(s.ctx, r)
+	err = s.fn(ctx, r)
 	res.Body.Close()
 	r.Resource = nil
-	return err
+	return req.Message != nil, err
 }
 
 // canceled reports a failure caused by the batch's end as such.

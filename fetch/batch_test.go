@@ -168,15 +168,17 @@ func TestBatchRetry(t *testing.T) {
 		name      string
 		fails     []error // the handler's failures, in order, before it succeeds
 		noRetry   bool    // the callback fails its first resource with NoRetry
+		message   bool    // the request sends a message
 		attempts  int
 		wantCalls int
 		wantKind  Kind // 0: success
 	}{
-		{"transient then success", []error{Errorf(Connect, "refused"), Errorf(Timeout, "slow")}, false, 3, 3, 0},
-		{"more failures than attempts", []error{Errorf(Connect, "a"), Errorf(Connect, "b"), Errorf(Connect, "c")}, false, 2, 3, Connect},
-		{"permanent", []error{Errorf(NotFound, "gone")}, false, 3, 1, NotFound},
-		{"no policy", []error{Errorf(Connect, "refused")}, false, 0, 1, Connect},
-		{"callback says no retry", nil, true, 3, 1, Incomplete},
+		{"transient then success", []error{Errorf(Connect, "refused"), Errorf(Timeout, "slow")}, false, false, 3, 3, 0},
+		{"more failures than attempts", []error{Errorf(Connect, "a"), Errorf(Connect, "b"), Errorf(Connect, "c")}, false, false, 2, 3, Connect},
+		{"permanent", []error{Errorf(NotFound, "gone")}, false, false, 3, 1, NotFound},
+		{"no policy", []error{Errorf(Connect, "refused")}, false, false, 0, 1, Connect},
+		{"callback says no retry", nil, true, false, 3, 1, Incomplete},
+		{"a message is sent once", []error{Errorf(Timeout, "slow relay")}, false, true, 3, 1, Timeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,6 +194,11 @@ func TestBatchRetry(t *testing.T) {
 			var retries int
 			b := &Batch{Client: c, Retry: RetryPolicy{Attempts: tt.attempts, Base: time.Millisecond},
 				OnRetry: func(r *Result, err error, wait time.Duration) { retries++ }}
+			if tt.message {
+				b.Request = func(r *Result) (*Request, error) {
+					return &Request{URL: r.URL, Message: strings.NewReader("hello")}, nil
+				}
+			}
 			var final []*Result
 			err := b.Run(context.Background(), seq("ftp://h.example/f"), func(ctx context.Context, r *Result) error {
 				if r.Resource != nil && tt.noRetry {
