@@ -1,8 +1,10 @@
 package fetch
 
 import (
+	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -22,7 +24,7 @@ type scheduler struct {
 	fn  func(ctx context.Context, r *Result) error
 
 	hosts    map[string]*hostQueue
-	ready    []*hostQueue    // hosts that may start a job now, round robin
+	ready    readyHeap       // hosts that may start a job now, earliest head first
 	direct   []*job          // deliveries that need no host slot
 	inflight map[string]*job // leaders by dedupe key
 	done     chan *job       // a worker finished
@@ -54,6 +56,30 @@ type job struct {
 	deliver   []*Result // for a delivery job
 	shared    error     // the error delivered with them
 	count     int       // how many URLs this job finishes
+}
+
+// index is the position of the job's (first) URL in the sequence.
+func (j *job) index() int {
+	if j.r != nil {
+		return j.r.Index
+	}
+	return j.deliver[0].Index
+}
+
+// readyHeap orders hosts by the position of the URL at the head of their
+// queue.
+type readyHeap []*hostQueue
+
+func (h readyHeap) Len() int           { return len(h) }
+func (h readyHeap) Less(i, j int) bool { return h[i].queue[0].index() < h[j].queue[0].index() }
+func (h readyHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *readyHeap) Push(x any)        { *h = append(*h, x.(*hostQueue)) }
+func (h *readyHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return x
 }
 
 func newScheduler(b *Batch, ctx context.Context, g *errgroup.Group, fn func(context.Context, *Result) error) *scheduler {
@@ -152,15 +178,16 @@ func (s *scheduler) eligible(h *hostQueue) bool {
 func (s *scheduler) mark(h *hostQueue) {
 	if !h.listed && s.eligible(h) {
 		h.listed = true
-		s.ready = append(s.ready, h)
+		heap.Push(&s.ready, h)
 	}
 }
 
-// dispatch starts workers while global slots are free: deliveries first,
-// then the head of each ready host's queue in turn.
+// dispatch starts workers while global slots are free, taking the
+// earliest URL read whose host may start one: URLs start in the order read
+// but for those held back by their host's cap or rate.
 func (s *scheduler) dispatch() {
 	for s.active < s.parallel && s.ctx.Err() == nil {
-		if len(s.direct) > 0 {
+		if len(s.direct) > 0 && (len(s.ready) == 0 || s.direct[0].index() < s.ready[0].queue[0].index()) {
 			j := s.direct[0]
 			s.direct[0] = nil
 			s.direct = s.direct[1:]
@@ -170,9 +197,7 @@ func (s *scheduler) dispatch() {
 		if len(s.ready) == 0 {
 			return
 		}
-		h := s.ready[0]
-		s.ready[0] = nil
-		s.ready = s.ready[1:]
+		h := heap.Pop(&s.ready).(*hostQueue)
 		h.listed = false
 		if !s.eligible(h) {
 			continue
@@ -196,7 +221,7 @@ func (s *scheduler) dispatch() {
 		h.queue = h.queue[1:]
 		h.active++
 		s.start(j)
-		s.mark(h) // round robin: back of the list if it may go on
+		s.mark(h) // back in the heap, by its next URL, if it may go on
 	}
 }
 
@@ -317,5 +342,9 @@ func canceled(ctx context.Context, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return &Error{Op: "fetch", Kind: KindOf(ctx.Err()), Err: context.Cause(ctx)}
+	cause := ctx.Err()
+	if c := context.Cause(ctx); c != cause {
+		cause = fmt.Errorf("%w (%w)", cause, c)
+	}
+	return &Error{Op: "fetch", Kind: KindOf(ctx.Err()), Err: cause}
 }
