@@ -41,6 +41,7 @@ type config struct {
 	version    bool
 	urls       []string
 	schemes    schemes.Config
+	batch      batchConfig
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -60,6 +61,7 @@ type option struct {
 var (
 	commonOptions = concat(
 		generalOptions,
+		batchOptions,
 	)
 	schemeOptions = concat(
 		ftpOptions,
