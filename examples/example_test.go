@@ -68,7 +68,7 @@ func Example_errors() {
 	c := new(fetch.Client)
 	schemes.Register(c, schemes.Config{})
 	_, err := c.Fetch(context.Background(), "file:///no/such/file")
-	fmt.Println(errors.Is(err, fetch.NotFound), fetch.KindOf(err).ExitCode())
+	fmt.Println(errors.Is(err, fetch.NotFound), fetch.KindOf(err))
 	// Output:
-	// true 7
+	// true not found
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"io"
+	"net"
 	"sync"
 	"time"
 
@@ -16,16 +16,18 @@ import (
 // scheme, after applying the safety Policy. A zero Client is valid and
 // supports no scheme; schemes.Register fills one with every built-in
 // handler. A Client is safe for concurrent use once its handlers are
-// registered.
+// registered; its fields must not change while it is in use.
 type Client struct {
 	// Parser parses the URLs given to Fetch as strings. The zero Parser
 	// is strict.
 	Parser url.Parser
-	// Policy is the safety policy applied before any handler dials.
+	// Policy is the safety policy, applied to each request before its
+	// handler runs and to every address dialed.
 	Policy Policy
-	// ConnectTimeout bounds each dial. Zero means 30 seconds.
+	// ConnectTimeout bounds each dial. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
-	// IdleTimeout bounds each wait for a peer. Zero means 60 seconds.
+	// IdleTimeout bounds each wait for a peer. Zero means
+	// DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	// PerHost caps the transfers in progress to one host:port. Zero means
 	// 2; a negative value means no cap.
@@ -38,10 +40,20 @@ type Client struct {
 	User *url.Userinfo
 	// TLS configures TLS for the secure schemes; nil means the defaults.
 	TLS *tls.Config
+	// DialContext, when set, makes every connection of every scheme
+	// (HTTP's, FTP's control and data connections, Prospero's UDP, ...):
+	// it is where a program adds a SOCKS proxy or a test network. It is
+	// called with a resolved "ip:port" that the Policy has passed (see
+	// Request.DialContext). Nil means a net.Dialer.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Resolver looks up the host names dialed, so that the Policy can
+	// judge the addresses before any connection is made. Nil means
+	// net.DefaultResolver.
+	Resolver Resolver
 
 	mu       sync.Mutex
 	handlers map[string]Handler
-	hosts    map[string]chan struct{}
+	hosts    map[string]*slots
 	trace    *Trace
 }
 
@@ -87,136 +99,156 @@ func redactedInput(err error, raw string) string {
 	return raw
 }
 
-// Do fetches one request. It checks the policy, fills the request's zero
-// fields from the Client, waits for a per-host slot, and calls the handler.
-// Every error is an *Error naming the redacted URL; errors read from the
-// Body are too. The slot is released when the Body is closed.
+// Do fetches one request. It checks the policy, waits for a per-host slot,
+// and calls the handler with a copy of req whose zero fields it has filled
+// from the Client's settings: Do never modifies req, which may be reused
+// or given to another Client. Every error is an *Error naming the redacted
+// URL; errors read from the Body are too. The slot is released when the
+// Body is closed.
 func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
-	h, err := c.prepare("fetch", req)
+	h, r, err := c.prepare("fetch", req)
 	if err != nil {
 		return nil, err
 	}
-	release, err := c.acquire(ctx, req.URL)
+	release, err := c.acquire(ctx, h, r)
 	if err != nil {
-		return nil, c.decorate("fetch", req.URL, err)
+		return nil, c.decorate("fetch", r.URL, err)
 	}
-	res, err := h.Fetch(ctx, req)
+	res, err := h.Fetch(ctx, r)
 	if err != nil {
 		release()
-		return nil, c.decorate("fetch", req.URL, err)
+		return nil, c.decorate("fetch", r.URL, err)
 	}
 	if res == nil || res.Body == nil {
 		release()
-		return nil, c.decorate("fetch", req.URL, Errorf(Other, "the %s handler broke its contract: no resource or no body, and no error", req.URL.Scheme))
+		return nil, c.decorate("fetch", r.URL, Errorf(Other, "the %s handler broke its contract: no resource or no body, and no error", r.URL.Scheme))
 	}
 	if res.URL == nil {
-		res.URL = req.URL
+		res.URL = r.URL
 	}
-	res.Body = &body{rc: res.Body, release: release, c: c, u: req.URL}
+	res.Body = wrapBody(res.Body, release, c, r.URL)
 	return res, nil
+}
+
+// List lists the directory, menu or group req names, through the
+// handler's Lister, with the same policy, defaults and per-host slot as
+// Do; the slot is released when the Listing is closed.
+func (c *Client) List(ctx context.Context, req *Request) (*Listing, error) {
+	h, r, err := c.prepare("list", req)
+	if err != nil {
+		return nil, err
+	}
+	lh, ok := h.(Lister)
+	if !ok {
+		return nil, c.decorate("list", r.URL, Errorf(Unsupported, "the %s handler cannot list entries", r.URL.Scheme))
+	}
+	release, err := c.acquire(ctx, h, r)
+	if err != nil {
+		return nil, c.decorate("list", r.URL, err)
+	}
+	l, err := lh.List(ctx, r)
+	if err != nil {
+		release()
+		return nil, c.decorate("list", r.URL, err)
+	}
+	if l == nil {
+		release()
+		return nil, c.decorate("list", r.URL, Errorf(Other, "the %s handler broke its contract: no listing and no error", r.URL.Scheme))
+	}
+	u := r.URL
+	l.decorate = func(op string, err error) error { return c.decorate(op, u, err) }
+	l.release = release
+	return l, nil
 }
 
 // Plan returns the protocol lines the request means, without touching the
 // network, from the handler's Planner.
 func (c *Client) Plan(req *Request) ([]string, error) {
-	h, err := c.prepare("plan", req)
+	h, r, err := c.prepare("plan", req)
 	if err != nil {
 		return nil, err
 	}
 	p, ok := h.(Planner)
 	if !ok {
-		return nil, c.decorate("plan", req.URL, Errorf(Unsupported, "the %s handler cannot plan without connecting", req.URL.Scheme))
+		return nil, c.decorate("plan", r.URL, Errorf(Unsupported, "the %s handler cannot plan without connecting", r.URL.Scheme))
 	}
-	lines, err := p.Plan(req)
+	lines, err := p.Plan(r)
 	if err != nil {
-		return nil, c.decorate("plan", req.URL, err)
+		return nil, c.decorate("plan", r.URL, err)
 	}
 	return lines, nil
 }
 
-func (c *Client) prepare(op string, req *Request) (Handler, error) {
+// prepare finds req's handler, applies the policy, and returns the copy of
+// req the handler gets.
+func (c *Client) prepare(op string, req *Request) (Handler, *Request, error) {
 	if req == nil || req.URL == nil {
-		return nil, &Error{Op: op, Kind: Usage, Err: errors.New("request without a URL")}
+		return nil, nil, &Error{Op: op, Kind: Usage, Err: errors.New("request without a URL")}
 	}
 	u := req.URL
 	if err := c.Policy.Check(u); err != nil {
-		return nil, c.decorate(op, u, err)
+		return nil, nil, c.decorate(op, u, err)
 	}
 	h, ok := c.Handler(u.Scheme)
 	if !ok {
 		s, known := url.LookupScheme(u.Scheme)
 		switch {
 		case !known:
-			return nil, c.decorate(op, u, Errorf(Unsupported, "unknown scheme %q", u.Scheme))
+			return nil, nil, c.decorate(op, u, Errorf(Unsupported, "unknown scheme %q", u.Scheme))
 		case !s.Data:
-			return nil, c.decorate(op, u, Errorf(Unsupported, "%s designates a service, not a data object, and no handler is registered for it", u.Scheme))
+			return nil, nil, c.decorate(op, u, Errorf(Unsupported, "%s designates a service, not a data object, and no handler is registered for it", u.Scheme))
 		default:
-			return nil, c.decorate(op, u, Errorf(Unsupported, "scheme %q is not supported by this client", u.Scheme))
+			return nil, nil, c.decorate(op, u, Errorf(Unsupported, "scheme %q is not supported by this client", u.Scheme))
 		}
 	}
-	if req.User == nil && !req.Hop {
-		req.User = c.User
+	r := *req
+	if r.User == nil && !r.Hop {
+		r.User = c.User
 	}
-	if req.ConnectTimeout == 0 {
-		req.ConnectTimeout = c.ConnectTimeout
+	if err := checkUser(r.User); err != nil {
+		return nil, nil, c.decorate(op, u, err)
 	}
-	if req.IdleTimeout == 0 {
-		req.IdleTimeout = c.IdleTimeout
+	if r.ConnectTimeout == 0 {
+		r.ConnectTimeout = c.ConnectTimeout
 	}
-	if req.TLS == nil {
-		req.TLS = c.TLS
+	if r.IdleTimeout == 0 {
+		r.IdleTimeout = c.IdleTimeout
 	}
-	if req.Trace == nil {
+	if r.TLS == nil {
+		r.TLS = c.TLS
+	}
+	if r.Trace == nil {
 		c.mu.Lock()
 		if c.trace == nil && c.Trace != nil {
 			c.trace = NewTrace(c.Trace)
 		}
-		req.Trace = c.trace
+		r.Trace = c.trace
 		c.mu.Unlock()
 	}
-	return h, nil
+	r.policy = c.Policy
+	r.dialer = c.DialContext
+	r.resolver = c.Resolver
+	if r.chain == nil {
+		r.chain = new(chain)
+	}
+	return h, &r, nil
 }
 
 // decorate returns err as an *Error carrying op and the redacted URL,
-// keeping the handler's Kind or inferring one.
+// keeping the handler's Kind (a canceled context is always Canceled).
 func (c *Client) decorate(op string, u *url.URL, err error) error {
+	k := KindOf(err)
 	var fe *Error
 	if errors.As(err, &fe) {
-		if fe.URL != "" {
+		if fe.URL != "" && fe.Kind == k {
 			return err
 		}
-		return &Error{Op: op, URL: u.Redacted(), Kind: fe.Kind, Err: fe.Err}
+		if fe.URL != "" {
+			return &Error{Op: fe.Op, URL: fe.URL, Kind: k, Err: fe.Err}
+		}
+		return &Error{Op: op, URL: u.Redacted(), Kind: k, Err: fe.Err}
 	}
-	return &Error{Op: op, URL: u.Redacted(), Kind: KindOf(err), Err: err}
-}
-
-// acquire waits for a transfer slot to u's host:port.
-func (c *Client) acquire(ctx context.Context, u *url.URL) (release func(), err error) {
-	n := c.PerHost
-	if n == 0 {
-		n = 2
-	}
-	if n < 0 || u.Host == "" {
-		return func() {}, nil
-	}
-	key := u.Scheme + "://" + u.HostPort()
-	c.mu.Lock()
-	if c.hosts == nil {
-		c.hosts = make(map[string]chan struct{})
-	}
-	sem, ok := c.hosts[key]
-	if !ok {
-		sem = make(chan struct{}, n)
-		c.hosts[key] = sem
-	}
-	c.mu.Unlock()
-	select {
-	case sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, Wrap(KindOf(ctx.Err()), fmt.Errorf("waiting for a connection slot: %w", context.Cause(ctx)))
-	}
-	var once sync.Once
-	return func() { once.Do(func() { <-sem }) }, nil
+	return &Error{Op: op, URL: u.Redacted(), Kind: k, Err: err}
 }
 
 // Close closes every registered handler that holds connections (those that
@@ -237,55 +269,4 @@ func (c *Client) Close() error {
 		}
 	}
 	return first
-}
-
-// body decorates a handler's Body: read errors name the URL, and Close
-// releases the per-host slot once.
-type body struct {
-	rc      io.ReadCloser
-	release func()
-	c       *Client
-	u       *url.URL
-	once    sync.Once
-	cerr    error
-}
-
-func (b *body) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
-	if err != nil && err != io.EOF {
-		err = b.c.decorate("read", b.u, err)
-	}
-	return n, err
-}
-
-func (b *body) Close() error {
-	b.once.Do(func() {
-		b.cerr = b.rc.Close()
-		if b.cerr != nil {
-			b.cerr = b.c.decorate("close", b.u, b.cerr)
-		}
-		b.release()
-	})
-	return b.cerr
-}
-
-// WriteTo lets io.Copy use the handler body's own WriteTo (e.g. a file's
-// sendfile path) while keeping error decoration.
-func (b *body) WriteTo(w io.Writer) (int64, error) {
-	if wt, ok := b.rc.(io.WriterTo); ok {
-		n, err := wt.WriteTo(w)
-		if err != nil {
-			err = b.c.decorate("read", b.u, err)
-		}
-		return n, err
-	}
-	return io.Copy(w, struct{ io.Reader }{b})
-}
-
-// Write passes writes through to a session body (telnet) that accepts them.
-func (b *body) Write(p []byte) (int, error) {
-	if w, ok := b.rc.(io.Writer); ok {
-		return w.Write(p)
-	}
-	return 0, Errorf(Unsupported, "this resource does not accept writes")
 }

@@ -3,9 +3,12 @@ package fetch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rfc1738/fetch/url"
 )
@@ -181,4 +184,130 @@ func TestClientHopGetsNoCredentials(t *testing.T) {
 	if got[0] == nil || got[0].Username != "joe" || got[1] != nil {
 		t.Errorf("credentials given = %v, %v; want joe's, then none on the hop", got[0], got[1])
 	}
+}
+
+// Do works on a copy: the caller's Request is never modified, so one
+// Request can go to two Clients without carrying the first one's
+// credentials, timeouts or trace.
+func TestClientDoKeepsRequest(t *testing.T) {
+	var seen []*Request
+	h := HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+		seen = append(seen, req)
+		return &Resource{Size: 0, Body: NoBody}, nil
+	})
+	var trace strings.Builder
+	first := &Client{User: url.UserPassword("joe", "pw"), ConnectTimeout: time.Second, Trace: &trace}
+	first.Register("ftp", h)
+	second := new(Client)
+	second.Register("ftp", h)
+	req := &Request{URL: mustParse(t, "ftp://h/f")}
+	before := *req
+	for _, c := range []*Client{first, second} {
+		res, err := c.Do(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	if !reflect.DeepEqual(*req, before) {
+		t.Errorf("Do modified the request: %+v, was %+v", *req, before)
+	}
+	if seen[0].User == nil || seen[0].User.Username != "joe" || seen[0].Trace == nil {
+		t.Errorf("the first Client's settings did not reach its handler: %+v", seen[0])
+	}
+	if seen[1].User != nil || seen[1].ConnectTimeout != 0 || seen[1].Trace != nil {
+		t.Errorf("the second Client's handler got the first one's settings: %+v", seen[1])
+	}
+}
+
+// An entry of the per-host table lives only while a transfer to its host
+// is in progress or waiting.
+func TestClientPerHostTableShrinks(t *testing.T) {
+	c := &Client{PerHost: 1}
+	c.Register("ftp", staticHandler("x"))
+	ctx := context.Background()
+	for i := range 200000 {
+		res, err := c.Do(ctx, &Request{URL: &url.URL{Scheme: "ftp", Host: fmt.Sprintf("h%d.example", i), Path: "f"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	held, err := c.Fetch(ctx, "ftp://busy.example/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCtx, cancel := context.WithCancel(ctx)
+	cancel()
+	c.Fetch(waitCtx, "ftp://busy.example/g") // gives up waiting
+	c.mu.Lock()
+	n := len(c.hosts)
+	c.mu.Unlock()
+	if n != 1 {
+		t.Errorf("%d hosts in the table with one transfer open, want 1", n)
+	}
+	held.Body.Close()
+	c.mu.Lock()
+	n = len(c.hosts)
+	c.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d hosts left in the table after every transfer closed, want 0", n)
+	}
+}
+
+// Credentials given apart from the URL are held to the same rule as the
+// URL's: a TAB (or CR, LF, NUL) would reach a protocol line (FTP USER).
+func TestClientRefusesControlsInUser(t *testing.T) {
+	c := &Client{User: &url.Userinfo{Username: "Q\tZ", Password: "pw", HasPassword: true}}
+	called := false
+	c.Register("ftp", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+		called = true
+		return &Resource{Body: NoBody}, nil
+	}))
+	_, err := c.Fetch(context.Background(), "ftp://h/f")
+	if !errors.Is(err, Refused) || called {
+		t.Errorf("Client.User with a TAB: %v (handler called: %v), want Refused", err, called)
+	}
+	_, err = c.Do(context.Background(), &Request{URL: mustParse(t, "ftp://h/f"), User: url.UserPassword("u", "p\r\nDELE x")})
+	if !errors.Is(err, Refused) {
+		t.Errorf("Request.User with CR LF: %v, want Refused", err)
+	}
+}
+
+type sessionBody struct {
+	io.Reader
+	strings.Builder
+}
+
+func (*sessionBody) Close() error { return nil }
+
+// The Body claims io.Writer only when the handler's body is one.
+func TestClientBodyWriter(t *testing.T) {
+	c := new(Client)
+	c.Register("ftp", staticHandler("x"))
+	sess := &sessionBody{Reader: strings.NewReader("login: ")}
+	c.Register("telnet", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+		return &Resource{Kind: KindSession, Size: -1, Body: sess}, nil
+	}))
+	res, err := c.Fetch(context.Background(), "ftp://h/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Body.(io.Writer); ok {
+		t.Error("a file's Body claims to be an io.Writer")
+	}
+	res.Body.Close()
+	res, err = c.Fetch(context.Background(), "telnet://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ok := res.Body.(io.Writer)
+	if !ok {
+		t.Fatal("a session's Body is not an io.Writer")
+	}
+	io.WriteString(w, "joe\r\n")
+	if sess.String() != "joe\r\n" {
+		t.Errorf("session got %q", sess.String())
+	}
+	res.Body.Close()
 }

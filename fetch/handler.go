@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"io"
+	"net"
+	"net/http"
 	"time"
 
 	"github.com/rfc1738/fetch/url"
@@ -14,17 +16,30 @@ import (
 //
 // Fetch performs the access the request's URL names and returns the
 // resource. The Resource is non-nil exactly when the error is nil, and its
-// Body is never nil. The caller closes Body; Close finishes the protocol
-// (reads FTP's final reply, drains NNTP's "." line), releases or pools the
-// connection, and is safe to call twice. A Body whose stream ends before the
-// resource did returns an error of Kind Incomplete from Read, never io.EOF.
+// Body is never nil. Fetch must not modify the request (a handler that
+// needs another request, such as a redirect's, makes it with
+// Request.Follow).
 //
-// Errors should be *Error values with a Kind (see Errorf, Wrap, Classify);
-// the Client adds the redacted URL. No error may contain a password.
-// Fetch must honour ctx for every wait, including reads of Body.
+// The caller closes Body. Close finishes the protocol (reads FTP's final
+// reply, drains NNTP's "." line) and pools or releases the connection; it
+// is safe to call twice. Close may be called while a Read is blocked, from
+// another goroutine, and aborts that Read. Close of a body not read to its
+// end drains at most a small bound (a few KiB, for a second or so) and
+// then drops the connection rather than pooling it, as net/http does. A
+// Body whose stream ends before the resource did returns an error of Kind
+// Incomplete from Read, never io.EOF.
 //
-// Optional abilities are further interfaces a Handler may implement: Planner
-// for --dry-run, io.Closer for handlers that pool connections.
+// Errors should be *Error values with a Kind (see Errorf, Wrap, Reply and
+// Classify); a failure a server's reply caused holds a *ReplyError. The
+// Client adds the redacted URL. No error may contain a password, and
+// server-supplied text in an error is passed through Sanitize. Fetch must
+// honour ctx for every wait, including reads of Body, and dial only through
+// Request.Dial or Request.DialContext, which apply the Policy.
+//
+// Optional abilities are further interfaces a Handler may implement:
+// Planner, to state a request's protocol lines without connecting; Lister,
+// to list a directory, menu or group as entries; io.Closer, for handlers
+// that pool connections.
 type Handler interface {
 	Fetch(ctx context.Context, req *Request) (*Resource, error)
 }
@@ -44,32 +59,43 @@ type Planner interface {
 }
 
 // Request is one fetch: the URL, and the per-call wishes a URL cannot carry.
-// The Client fills the zero fields from its own settings before the handler
-// sees it.
+// Client.Do never modifies a Request: it gives the handler a copy whose
+// zero fields it has filled from its own settings.
 type Request struct {
 	// URL is the URL to fetch. It must not be nil.
 	URL *url.URL
-	// User holds credentials to use when the URL has none (-u, .netrc).
+	// User holds credentials to use when the URL has none (given apart
+	// from the URL, or from a .netrc file).
 	User *url.Userinfo
 	// Hop marks a request a handler makes on the way to another (an HTTP
 	// redirect, a Prospero AFTP referral) rather than one from the user.
 	// The Client lends a hop none of its own credentials (Client.User):
 	// they were given for the first host, not for wherever a server sends
-	// us next.
+	// us next. Follow makes such requests.
 	Hop bool
 	// Offset asks to resume at this byte offset (FTP REST, HTTP Range). A
 	// handler that honours it sets Resource.Offset.
 	Offset int64
 	// Head asks for metadata only: the Resource's Body is then NoBody.
 	Head bool
+	// Header holds request header fields for the schemes that send them
+	// (HTTP: Accept, Cookie, If-None-Match, ...). Nil sends only the
+	// handler's own.
+	Header http.Header
+	// IfModifiedSince, when not zero, makes the fetch conditional: a
+	// resource not modified since then fails with Kind NotModified and
+	// moves no body. HTTP sends If-Modified-Since, FTP compares MDTM, file
+	// the file's modification time; other schemes ignore it.
+	IfModifiedSince time.Time
 	// Message is the message to send, for schemes that send (mailto).
 	Message io.Reader
 	// Trace receives the protocol trace; nil traces nothing.
 	Trace *Trace
-	// ConnectTimeout bounds each dial. Zero means 30 seconds.
+	// ConnectTimeout bounds each dial. Zero means the Client's, else
+	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration
 	// IdleTimeout bounds each wait for the peer to send or accept data.
-	// Zero means 60 seconds.
+	// Zero means the Client's, else DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	// TLS configures TLS for the secure schemes; nil means the defaults
 	// (system roots, verification on).
@@ -78,6 +104,13 @@ type Request struct {
 	// a terminal is there to answer; nil means no one can be asked, and a
 	// handler that needs an answer fails with Kind Auth or Usage.
 	Prompt func(label string, secret bool) (string, error)
+
+	// Set by the Client on its copy; the zero values dial with a
+	// net.Dialer under the zero Policy.
+	policy   Policy
+	dialer   func(ctx context.Context, network, addr string) (net.Conn, error)
+	resolver Resolver
+	chain    *chain
 }
 
 // Credentials returns the URL's user and password when it has a user, else
@@ -89,16 +122,45 @@ func (r *Request) Credentials() *url.Userinfo {
 	return r.User
 }
 
+// Follow returns the request for a hop from r to u: an HTTP redirect, a
+// Prospero referral. The hop keeps r's per-call settings (offset, head,
+// conditions, timeouts, TLS, trace, prompt) and header fields, less those
+// that carry credentials (Authorization, Cookie, ...) when the hop leaves
+// r's host; it has Hop set and no User, so that it carries no credentials
+// but those in u. It stays linked to r, so that when it dials, a hop from
+// a public address to a private one is refused. Handlers fetch hops
+// through the Client (Client.Do), where they take a per-host slot and
+// pass the policy like any request.
+func (r *Request) Follow(u *url.URL) *Request {
+	h := *r
+	h.URL = u
+	h.Hop = true
+	h.User = nil
+	h.Message = nil
+	if r.Header != nil {
+		h.Header = r.Header.Clone()
+		if r.URL == nil || u.Host != r.URL.Host || u.Port != r.URL.Port {
+			for _, k := range credentialHeaders {
+				h.Header.Del(k)
+			}
+		}
+	}
+	return &h
+}
+
+// credentialHeaders are the header fields a hop to another host drops.
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Www-Authenticate", "Cookie", "Cookie2"}
+
 func (r *Request) connectTimeout() time.Duration {
 	if r.ConnectTimeout > 0 {
 		return r.ConnectTimeout
 	}
-	return 30 * time.Second
+	return DefaultConnectTimeout
 }
 
 func (r *Request) idleTimeout() time.Duration {
 	if r.IdleTimeout > 0 {
 		return r.IdleTimeout
 	}
-	return 60 * time.Second
+	return DefaultIdleTimeout
 }

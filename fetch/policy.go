@@ -1,17 +1,38 @@
 package fetch
 
 import (
+	"errors"
+	"slices"
 	"strings"
 
 	"github.com/rfc1738/fetch/url"
 )
 
-// Policy is the safety policy of RFC 1738 §6 (CONTRACT §4), applied by the
-// Client before any handler dials. Its zero value is the strict default.
+// Policy is the safety policy: what a URL, its credentials and the
+// addresses it leads to may hold. The Client applies it twice: to each
+// request before its handler runs (Check), and to every address a handler
+// dials, at dial time (see Request.Dial). Its zero value is the strict
+// default: no decoded CR, LF or NUL in a protocol line (RFC 1738 §6), no
+// well-known port of another protocol, and no hop from a public address to
+// a private one.
 type Policy struct {
 	// AllowPortOverride permits a port below 1024 that is another
-	// protocol's well-known port (25, 110, 143, ...). Default: refused.
+	// protocol's well-known port (25, 110, 143, ...). Default: refused,
+	// both in URLs and in every address dialed.
 	AllowPortOverride bool
+	// Schemes, when not empty, is the list of schemes that may be
+	// fetched; any other is refused. Hops (redirects, referrals) are held
+	// to it too. Empty means every registered scheme.
+	Schemes []string
+	// DenyPrivate refuses to dial loopback, private (RFC 1918, fc00::/7),
+	// link-local (169.254.0.0/16, which holds the cloud metadata address
+	// 169.254.169.254, and fe80::/10), unspecified, "this network"
+	// (0.0.0.0/8) and multicast addresses, IPv4-mapped IPv6 forms
+	// included. The check is made on the resolved address of every dial,
+	// so a DNS answer cannot smuggle such an address in. Without
+	// DenyPrivate, a hop from a public address to a private one is still
+	// refused.
+	DenyPrivate bool
 }
 
 // badPorts are the ports below 1024 of the Fetch Standard's bad-port list:
@@ -37,20 +58,21 @@ var ownPorts = map[string][]int{
 	"nntps":  {563, 119},
 	"news":   {119, 563},
 	"snews":  {563, 119},
+	"mailto": {25, 465, 587},
 }
 
-// Check reports whether u may be fetched: no decoded CR, LF or NUL in any
-// component that reaches a protocol line, no TAB in an FTP, NNTP, news or
-// HTTP component (TAB is legal only as gopher's %09 separator), and no port
-// of another protocol. A refusal is an *Error of Kind Refused.
+// Check reports whether u may be fetched: its scheme is allowed (Schemes),
+// no decoded CR, LF or NUL in any component that reaches a protocol line,
+// no TAB in the credentials or in an FTP, NNTP, news or HTTP component (TAB
+// is legal only as gopher's %09 separator), and no port of another
+// protocol. A refusal is an *Error of Kind Refused. Check looks at the URL
+// only; the addresses it leads to are checked when they are dialed.
 func (p Policy) Check(u *url.URL) error {
-	if u.User != nil {
-		if what := badBytes(u.User.Username, true); what != "" {
-			return Errorf(Refused, "the user name holds a decoded %s (RFC 1738 §6)", what)
-		}
-		if what := badBytes(u.User.Password, true); what != "" {
-			return Errorf(Refused, "the password holds a decoded %s (RFC 1738 §6)", what)
-		}
+	if len(p.Schemes) > 0 && !slices.Contains(p.Schemes, u.Scheme) {
+		return Errorf(Refused, "scheme %q is not among the allowed schemes", u.Scheme)
+	}
+	if err := checkUser(u.User); err != nil {
+		return err
 	}
 	fam := u.Family()
 	tabBad := fam == "ftp" || fam == "nntp" || fam == "news" || fam == "http"
@@ -74,16 +96,40 @@ func (p Policy) Check(u *url.URL) error {
 	} else if what := badEscapes(u.Path, tabBad); what != "" {
 		return Errorf(Refused, "the URL path holds a decoded %s (RFC 1738 §6)", what)
 	}
-	if port := u.Port; port != 0 && port < 1024 && badPorts[port] && !p.AllowPortOverride {
-		if s, ok := url.LookupScheme(u.Scheme); !ok || s.DefaultPort != port {
-			own := false
-			for _, q := range ownPorts[u.Scheme] {
-				own = own || q == port
-			}
-			if !own {
-				return Errorf(Refused, "port %d belongs to another protocol (use --allow-port-override to permit it)", port)
-			}
-		}
+	return p.checkPort(u.Scheme, u.Port)
+}
+
+// ErrPortOverride is the cause of a refusal for a port that belongs to
+// another protocol; Policy.AllowPortOverride lifts it.
+var ErrPortOverride = errors.New("the port belongs to another protocol")
+
+// checkPort refuses a port below 1024 that is another protocol's, unless
+// it is scheme's own or the policy allows overrides.
+func (p Policy) checkPort(scheme string, port int) error {
+	if port == 0 || port >= 1024 || !badPorts[port] || p.AllowPortOverride {
+		return nil
+	}
+	if s, ok := url.LookupScheme(scheme); ok && s.DefaultPort == port {
+		return nil
+	}
+	if slices.Contains(ownPorts[scheme], port) {
+		return nil
+	}
+	return Errorf(Refused, "port %d: %w", port, ErrPortOverride)
+}
+
+// checkUser refuses credentials holding a decoded CR, LF, NUL or TAB,
+// wherever they came from: the URL, or Request.User (a user name given
+// outside the URL reaches the same protocol lines).
+func checkUser(ui *url.Userinfo) error {
+	if ui == nil {
+		return nil
+	}
+	if what := badBytes(ui.Username, true); what != "" {
+		return Errorf(Refused, "the user name holds a decoded %s (RFC 1738 §6)", what)
+	}
+	if what := badBytes(ui.Password, true); what != "" {
+		return Errorf(Refused, "the password holds a decoded %s (RFC 1738 §6)", what)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/rfc1738/fetch/url"
@@ -42,15 +43,28 @@ type Resource struct {
 	URL *url.URL
 	// Kind says what Body holds.
 	Kind ResourceKind
-	// MediaType is the MIME type when the protocol tells it, else "".
+	// MediaType is the MIME type with its parameters (charset kept), as
+	// the protocol states it, or as guessed from the name when
+	// MediaTypeGuessed is set; "" when unknown.
 	MediaType string
+	// MediaTypeGuessed reports that MediaType was guessed from a file
+	// name or a gopher item type rather than stated by the server.
+	MediaTypeGuessed bool
+	// Status is the reply's numeric status where the protocol has one
+	// (HTTP status, FTP, NNTP or SMTP reply code), else 0.
+	Status int
+	// Header holds the protocol's header fields: HTTP response headers,
+	// an article's headers, Gopher+ attributes where fetched. Nil when
+	// the protocol has none.
+	Header http.Header
 	// Size is the length of Body in bytes, or -1 when unknown.
 	Size int64
 	// ModTime is the modification time, or the zero Time when unknown.
 	ModTime time.Time
 	// Offset is where Body starts in the resource when a resume was honoured.
 	Offset int64
-	// Extra holds per-scheme metadata (such as "ftp-type": "I").
+	// Extra holds per-scheme metadata under the Extra... keys (such as
+	// ExtraFTPType: "I"), for display; nil when there is none.
 	Extra map[string]string
 	// Body streams the resource's bytes. It is never nil.
 	Body io.ReadCloser

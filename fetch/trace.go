@@ -8,8 +8,9 @@ import (
 
 // Trace writes a protocol trace, one line per event: "> " for a line sent,
 // "< " for a line received, "* " for a note. Its methods are safe for
-// concurrent use and do nothing on a nil *Trace. Handlers mask passwords
-// before tracing ("PASS ****").
+// concurrent use and do nothing on a nil or zero Trace. Handlers mask
+// passwords before tracing ("PASS ****") and pass server text through
+// Sanitize.
 type Trace struct {
 	mu     *sync.Mutex
 	w      io.Writer
@@ -27,7 +28,7 @@ func NewTrace(w io.Writer) *Trace {
 // WithPrefix returns a Trace that writes to the same place with every line
 // prefixed by p (the CLI uses "[n] " when transfers run in parallel).
 func (t *Trace) WithPrefix(p string) *Trace {
-	if t == nil {
+	if t == nil || t.w == nil {
 		return nil
 	}
 	return &Trace{mu: t.mu, w: t.w, prefix: t.prefix + p}
@@ -43,7 +44,7 @@ func (t *Trace) Recv(line string) { t.line("< ", line) }
 func (t *Trace) Notef(format string, args ...any) { t.line("* ", fmt.Sprintf(format, args...)) }
 
 func (t *Trace) line(mark, s string) {
-	if t == nil {
+	if t == nil || t.w == nil {
 		return
 	}
 	t.mu.Lock()

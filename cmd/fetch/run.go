@@ -235,14 +235,13 @@ func (e *runEnv) writeFailed(i int, u string, err error) {
 // fail reports one failure on stderr, one line naming the URL, unless
 // silent, and returns its exit code.
 func (e *runEnv) fail(err error) int {
-	k := fetch.KindOf(err)
 	if !e.cfg.silent || e.cfg.showErrors {
-		msg := strings.ReplaceAll(err.Error(), "\n", " ")
+		msg := strings.ReplaceAll(err.Error(), "\n", " ") + hint(err)
 		e.errMu.Lock()
 		fmt.Fprintf(e.stderr, "fetch: %s\n", msg)
 		e.errMu.Unlock()
 	}
-	return k.ExitCode()
+	return exitCode(err)
 }
 
 // message reads the --data argument: @FILE, "-" for stdin, or the text.

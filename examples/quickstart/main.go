@@ -86,7 +86,7 @@ func run() error {
 		}
 		res, err := c.Do(ctx, &fetch.Request{URL: u})
 		if err != nil {
-			fmt.Printf("   error: %v (exit code %d)\n", err, fetch.KindOf(err).ExitCode())
+			fmt.Printf("   error: %v (%v)\n", err, fetch.KindOf(err))
 			failed++
 			continue
 		}

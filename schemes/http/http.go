@@ -30,12 +30,16 @@ const DefaultUserAgent = "fetch/0.1.0"
 // redirects between http and https, refuses redirects to other schemes, and
 // checks redirect targets with the strict default fetch.Policy.
 type Handler struct {
-	// Redirect fetches the target of a redirect to a scheme other than
-	// http and https (ftp, gopher, ...), through that scheme's handler.
-	// schemes.Register sets it to the Client's Do, so that the hop gets the
-	// Client's policy check and per-host slot. Nil refuses such redirects
-	// (Kind Unsupported). Redirects to file: and to schemes that name no
-	// network data object are refused whatever it is (Kind Refused).
+	// Redirect fetches the target of a redirect: one to a scheme other
+	// than http and https (ftp, gopher, ...) through that scheme's handler,
+	// and one to another http or https host through this Handler again.
+	// schemes.Register sets it to the Client's Do, so that each hop gets
+	// the Client's policy check and a slot of the host it goes to (a hop
+	// back to the host of the first request uses that request's slot).
+	// Nil makes http and https hops directly and refuses redirects to other
+	// schemes (Kind Unsupported). Redirects to file: and to schemes that
+	// name no network data object are refused whatever it is (Kind
+	// Refused).
 	Redirect func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error)
 	// Policy checks each redirect target before it is followed; it returns
 	// an error of Kind Refused to forbid it. Nil means the strict default,
@@ -47,7 +51,8 @@ type Handler struct {
 	// UserAgent is the User-Agent header. Empty means DefaultUserAgent.
 	UserAgent string
 	// MaxRedirects is the number of redirects followed. Zero means 10; a
-	// negative value follows none (a 3xx reply is then delivered as is).
+	// negative value follows none. A redirect beyond the limit is an error
+	// of Kind Protocol; a 3xx reply without a Location is delivered as is.
 	MaxRedirects int
 	// MaxConnsPerHost caps the connections to one host:port, idle or in
 	// use. Zero means 8.
@@ -90,15 +95,21 @@ func (h *Handler) maxRedirects() int {
 // returns the final reply's body as the Resource's Body; the caller closes
 // it. A status of 400 or more is an error: 404 and 410 of Kind NotFound,
 // 401, 403 and 407 of Kind Auth, others of Kind Other, each naming the
-// status line. With req.Offset > 0 it asks for the rest with Range; when
-// the server honours it (206 with a matching Content-Range) the Resource's
-// Offset is req.Offset, and when it sends the whole resource instead (200)
-// Offset is 0 and Body starts at the beginning. A body that ends before its
-// Content-Length, or a chunked stream cut short, fails on Read with Kind
-// Incomplete.
+// status line. A redirect beyond MaxRedirects is an error of Kind Protocol
+// naming the limit and the Location. With req.Offset > 0 it asks for the
+// rest with Range; when the server honours it (206 with a matching
+// Content-Range) the Resource's Offset is req.Offset, and when it sends the
+// whole resource instead (200) Offset is 0 and Body starts at the
+// beginning; when the resource is req.Offset bytes long already (416 with
+// Content-Range "bytes */Offset") the Resource has that Offset, Size 0 and
+// an empty Body. A body that ends before its Content-Length, or a chunked
+// stream cut short, fails on Read with Kind Incomplete.
 func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	if st := takeHop(ctx, h, req.URL); st != nil {
+		return h.hop(ctx, req, st)
+	}
 	u := req.URL
-	origin := u.Scheme + "://" + u.HostPort()
+	origin := slotKey(u)
 	given, prompted := req.Credentials(), false
 	max := h.maxRedirects()
 	for hop := 0; ; hop++ {
@@ -109,7 +120,18 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		case u.Scheme+"://"+u.HostPort() == origin:
 			creds = given // credentials go to the host they were given for only
 		}
-		res, next, err := h.once(ctx, req, u, creds, h.MaxRedirects >= 0)
+		var (
+			res  *fetch.Resource
+			next *url.URL
+			err  error
+		)
+		if hop > 0 && h.Redirect != nil && slotKey(u) != origin {
+			res, next, err = h.viaClient(ctx, req, u, creds)
+		} else {
+			// The first request, or a hop to the host whose slot this
+			// fetch holds already.
+			res, next, err = h.once(ctx, req, u, creds)
+		}
 		if err != nil && !prompted && creds != nil && creds == given && !creds.HasPassword && req.Prompt != nil && isStatus(err, http.StatusUnauthorized) {
 			// "-u user" without a password: ask for it once, as curl does.
 			prompted = true
@@ -124,7 +146,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 			return res, err
 		}
 		if hop >= max {
-			return nil, fetch.Errorf(fetch.Protocol, "stopped after %d redirects (the last to %s)", max, next.Redacted())
+			return nil, fetch.Errorf(fetch.Protocol, "redirect to %s not followed: the limit is %d redirects", next.Redacted(), max)
 		}
 		req.Trace.Notef("redirect %d of at most %d: to %s", hop+1, max, next.Redacted())
 		if next.Scheme != "http" && next.Scheme != "https" {
@@ -134,6 +156,84 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 			return nil, err
 		}
 		u = next
+	}
+}
+
+// slotKey names the host a fetch.Client gives per-host slots for.
+func slotKey(u *url.URL) string { return u.Scheme + "://" + u.HostPort() }
+
+// hopKey is the context key of a redirect hop on its way through the
+// Client back to the Handler that asked for it.
+type hopKey struct{}
+
+// hopState is one redirect hop that Fetch sends through Redirect (the
+// Client's Do) so that it takes the target host's slot: the Handler then
+// makes that one request and reports a further redirect in next instead of
+// following it.
+type hopState struct {
+	h     *Handler
+	url   string
+	creds *url.Userinfo
+	taken bool
+	next  *url.URL
+}
+
+// takeHop returns the hop a request is, when ctx carries one for h and
+// this URL that no Fetch has taken yet.
+func takeHop(ctx context.Context, h *Handler, u *url.URL) *hopState {
+	st, ok := ctx.Value(hopKey{}).(*hopState)
+	if !ok || st.h != h || st.taken || st.url != u.String() {
+		return nil
+	}
+	st.taken = true
+	return st
+}
+
+// viaClient makes the hop to u through Redirect: the Resource, or the URL
+// a further redirect points to.
+func (h *Handler) viaClient(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo) (*fetch.Resource, *url.URL, error) {
+	st := &hopState{h: h, url: u.String(), creds: creds}
+	res, err := h.Redirect(context.WithValue(ctx, hopKey{}, st), h.hopRequest(req, u))
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.taken {
+		res.Body.Close()
+		return nil, nil, fetch.Errorf(fetch.Other, "the redirect to %s did not come back to the http handler", u.Redacted())
+	}
+	if st.next != nil {
+		res.Body.Close() // releases the slot
+		return nil, st.next, nil
+	}
+	return res, nil, nil
+}
+
+// hop makes the one request of a hop sent through the Client.
+func (h *Handler) hop(ctx context.Context, req *fetch.Request, st *hopState) (*fetch.Resource, error) {
+	res, next, err := h.once(ctx, req, req.URL, st.creds)
+	if err != nil {
+		return nil, err
+	}
+	if next != nil {
+		st.next = next
+		return &fetch.Resource{URL: req.URL, Size: 0, Body: fetch.NoBody}, nil
+	}
+	return res, nil
+}
+
+// hopRequest returns the request for a redirect to u: the per-call
+// settings of req, none of its credentials.
+func (h *Handler) hopRequest(req *fetch.Request, u *url.URL) *fetch.Request {
+	return &fetch.Request{
+		URL:            u,
+		Hop:            true,
+		Offset:         req.Offset,
+		Head:           req.Head,
+		Trace:          req.Trace,
+		ConnectTimeout: req.ConnectTimeout,
+		IdleTimeout:    req.IdleTimeout,
+		TLS:            req.TLS,
+		Prompt:         req.Prompt,
 	}
 }
 
@@ -162,23 +262,12 @@ func (h *Handler) crossScheme(ctx context.Context, req *fetch.Request, next *url
 		return nil, err
 	}
 	req.Trace.Notef("following the redirect to %s through its own handler", next.Redacted())
-	return h.Redirect(ctx, &fetch.Request{
-		URL:            next,
-		Hop:            true,
-		Offset:         req.Offset,
-		Head:           req.Head,
-		Trace:          req.Trace,
-		ConnectTimeout: req.ConnectTimeout,
-		IdleTimeout:    req.IdleTimeout,
-		TLS:            req.TLS,
-		Prompt:         req.Prompt,
-	})
+	return h.Redirect(ctx, h.hopRequest(req, next))
 }
 
 // once makes one hop: it sends the request for u and returns either the
-// Resource, or (when follow is set and the reply is a redirect) the URL to
-// go to next.
-func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, follow bool) (*fetch.Resource, *url.URL, error) {
+// Resource, or (when the reply is a redirect) the URL to go to next.
+func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo) (*fetch.Resource, *url.URL, error) {
 	uri := requestURI(u)
 	if err := checkLine(u, uri); err != nil {
 		return nil, nil, err
@@ -214,7 +303,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		ProtoMinor: 1,
 		Header:     make(http.Header),
 		Host:       nu.Host,
-	}).WithContext(httptrace.WithClientTrace(rctx, clientTrace(wd, req, req.Trace, line)))
+	}).WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
 	for _, hd := range h.headers(u, creds, offset, req.Head) {
 		switch hd.name {
 		case "Host":
@@ -233,7 +322,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 	}
 	traceReply(req.Trace, resp)
 
-	if follow && isRedirect(resp.StatusCode) {
+	if isRedirect(resp.StatusCode) {
 		if loc := resp.Header.Get("Location"); loc != "" {
 			next, err := resolve(u, loc)
 			drain(wd, req, resp.Body)

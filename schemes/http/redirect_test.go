@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -81,7 +82,7 @@ func TestRedirects(t *testing.T) {
 		{path: "/chain/11", kind: fetch.Protocol},
 		{path: "/chain/3", h: &Handler{MaxRedirects: 3}, want: "end of chain"},
 		{path: "/chain/4", h: &Handler{MaxRedirects: 3}, kind: fetch.Protocol},
-		{path: "/chain/1", h: &Handler{MaxRedirects: -1}, want: "<a href=\"/chain/0\">Found</a>.\n\n"},
+		{path: "/chain/1", h: &Handler{MaxRedirects: -1}, kind: fetch.Protocol},
 		{path: "/loop", kind: fetch.Protocol},
 		{path: "/relative/dir/x", want: "y q=1"},
 		{path: "/to-file", kind: fetch.Refused},
@@ -92,7 +93,9 @@ func TestRedirects(t *testing.T) {
 		{path: "/to-ftp", h: &Handler{Redirect: cross}, want: "other", cross: "ftp://ftp.example.org/pub/x.txt"},
 		{path: "/to-gopher", h: &Handler{Redirect: cross}, want: "other", cross: "gopher://gopher.example.org/0/x"},
 		{path: "/to-smtp", kind: fetch.Refused},
-		{path: "/to-smtp", h: &Handler{Policy: fetch.Policy{AllowPortOverride: true}.Check}, kind: fetch.Connect},
+		// The handler's check passes, but the dial is held to the request's
+		// policy, the zero Policy for a request made without a Client.
+		{path: "/to-smtp", h: &Handler{Policy: fetch.Policy{AllowPortOverride: true}.Check}, kind: fetch.Refused},
 		{path: "/to-crlf", kind: fetch.Refused},
 		{path: "/no-location", want: "no location"},
 	}
@@ -121,6 +124,31 @@ func TestRedirects(t *testing.T) {
 			}
 			if res.URL.String() != tt.cross {
 				t.Errorf("%s: Resource.URL = %s, want %s", tt.path, res.URL, tt.cross)
+			}
+		}
+	}
+
+	// A redirect not followed because of the limit fails, naming the
+	// limit and where it led, and delivers no body.
+	for _, tt := range []struct {
+		path string
+		max  int
+		want []string
+	}{
+		{"/chain/1", -1, []string{"0 redirects", "/chain/0"}},
+		{"/chain/4", 3, []string{"3 redirects", "/chain/0"}},
+		{"/chain/11", 0, []string{"10 redirects", "/chain/0"}},
+	} {
+		h := &Handler{MaxRedirects: tt.max}
+		t.Cleanup(func() { h.Close() })
+		res, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+tt.path)})
+		if res != nil || !errors.Is(err, fetch.Protocol) {
+			t.Errorf("%s with MaxRedirects %d: %v, %v; want an error of kind Protocol", tt.path, tt.max, res, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s with MaxRedirects %d: %q does not name %q", tt.path, tt.max, err, w)
 			}
 		}
 	}
@@ -179,5 +207,69 @@ func TestRedirectThroughClient(t *testing.T) {
 	}
 	if _, err := c.Fetch(ctx, srv.URL+"/p"); !errors.Is(err, fetch.Refused) {
 		t.Errorf("redirect to gopher on port 25: %v, want kind Refused", err)
+	}
+}
+
+// TestRedirectHopsTakeSlots checks that an http → http redirect to another
+// host goes through the Client (its per-host slot and policy), and that a
+// redirect to the host already held does not wait for a second slot.
+func TestRedirectHopsTakeSlots(t *testing.T) {
+	var port string
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/to-other": // 127.0.0.1 → localhost: the same server, another host
+			http.Redirect(w, r, "http://localhost:"+port+"/held", http.StatusFound)
+		case "/to-self":
+			http.Redirect(w, r, "/held", http.StatusFound)
+		case "/held":
+			io.WriteString(w, "held")
+		}
+	})
+	port = srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
+	c := &fetch.Client{Parser: url.Parser{Lenient: true}, PerHost: 1}
+	var hops atomic.Int32
+	h := &Handler{
+		Redirect: func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+			hops.Add(1)
+			return c.Do(ctx, req)
+		},
+		Policy: func(u *url.URL) error { return c.Policy.Check(u) },
+	}
+	t.Cleanup(func() { h.Close() })
+	c.Register("http", h)
+	c.Policy.AllowPortOverride = true // localhost:port is not http's default
+
+	fetchAll := func(ctx context.Context, path string) (string, error) {
+		res, err := c.Fetch(ctx, srv.URL+path)
+		if err != nil {
+			return "", err
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		return string(b), err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if b, err := fetchAll(ctx, "/to-self"); err != nil || b != "held" {
+		t.Fatalf("redirect to the same host with PerHost 1: %q, %v", b, err)
+	}
+	if n := hops.Load(); n != 0 {
+		t.Errorf("a redirect to the host already held went through the Client %d times", n)
+	}
+
+	// Hold localhost's only slot: the hop to localhost must wait for it.
+	held, err := c.Fetch(ctx, "http://localhost:"+port+"/held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancelShort := context.WithTimeout(ctx, 500*time.Millisecond)
+	_, err = fetchAll(short, "/to-other")
+	cancelShort()
+	if !errors.Is(err, fetch.Timeout) || hops.Load() != 1 {
+		t.Errorf("hop to a host whose slot is taken: %v after %d hops; want a Timeout waiting for the slot", err, hops.Load())
+	}
+	held.Body.Close()
+	if b, err := fetchAll(ctx, "/to-other"); err != nil || b != "held" {
+		t.Errorf("hop once the slot is free: %q, %v", b, err)
 	}
 }

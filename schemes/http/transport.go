@@ -40,11 +40,8 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		per = 8
 	}
 	t := &http.Transport{
-		Proxy: h.proxyFunc(),
-		DialContext: (&net.Dialer{
-			Timeout:   30 * time.Second, // each request's own connect timeout is enforced by its watchdog
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
+		Proxy:                  h.proxyFunc(),
+		DialContext:            dialContext,
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           64,
 		MaxIdleConnsPerHost:    per,
@@ -60,6 +57,29 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	}
 	h.transports[tc] = t
 	return t
+}
+
+// requestKey is the context key under which a request's context carries
+// the *fetch.Request it serves.
+type requestKey struct{}
+
+// withRequest returns ctx carrying req, so that the transport dials the
+// request's connections through req.DialContext: the Client's dial hook,
+// resolver and policy (ports, private addresses, the hop rule) then apply
+// to HTTP's connections as to every other scheme's.
+func withRequest(ctx context.Context, req *fetch.Request) context.Context {
+	return context.WithValue(ctx, requestKey{}, req)
+}
+
+// dialContext is the transport's dialer. The transport dials with a
+// context that keeps the values of the request's, so it finds the
+// request there; a request made without one is held to the zero policy.
+func dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	req, _ := ctx.Value(requestKey{}).(*fetch.Request)
+	if req == nil {
+		req = new(fetch.Request)
+	}
+	return req.DialContext(ctx, network, addr)
 }
 
 func (h *Handler) proxyFunc() func(*http.Request) (*neturl.URL, error) {

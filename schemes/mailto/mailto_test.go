@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -247,7 +248,13 @@ func TestNoRelay(t *testing.T) {
 }
 
 func TestRelayDown(t *testing.T) {
-	_, err := send(t, &Handler{Relay: "127.0.0.1:1"}, "mailto:bob@example.com", "x\n", nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	_, err = send(t, &Handler{Relay: closed}, "mailto:bob@example.com", "x\n", nil)
 	if !errors.Is(err, fetch.Connect) {
 		t.Errorf("relay down: %v, want Kind Connect", err)
 	}

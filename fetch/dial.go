@@ -1,0 +1,209 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Resolver looks up the IP addresses of a host name. *net.Resolver
+// implements it; a test can map names of its own to in-process servers.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// chain is what the requests of one fetch (the request, and the hops it
+// leads to through Request.Follow) share: whether any of their dials
+// reached a public address, for the hop rule.
+type chain struct {
+	mu     sync.Mutex
+	public bool
+}
+
+func (c *chain) reachedPublic() bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.public
+}
+
+func (c *chain) dialed(a netip.Addr) {
+	if c == nil || isPrivate(a) {
+		return
+	}
+	c.mu.Lock()
+	c.public = true
+	c.mu.Unlock()
+}
+
+// Dial connects to addr ("host:port") as DialContext does and returns the
+// connection wrapped as a *Conn with the request's idle timeout, tracing
+// the attempt. It is how handlers dial.
+func (r *Request) Dial(ctx context.Context, network, addr string) (*Conn, error) {
+	r.Trace.Notef("connecting to %s", addr)
+	c, err := r.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	r.Trace.Notef("connected to %s", c.RemoteAddr())
+	return NewConn(c, r.idleTimeout()), nil
+}
+
+// DialContext connects to addr ("host:port") over network ("tcp", "udp",
+// or a variant) within ctx and the request's connect timeout, and returns
+// the plain connection, untraced, for transports that wrap and trace
+// connections themselves (HTTP). The policy is applied at dial time, to every address:
+//
+//   - a port below 1024 that is another protocol's is refused unless
+//     Policy.AllowPortOverride (the request's scheme may use its own);
+//   - the host is resolved (Client.Resolver), and with Policy.DenyPrivate
+//     a private, loopback, link-local, unspecified or multicast address is
+//     refused;
+//   - once a request, or the request it is a hop of, has reached a public
+//     address, a private one is refused even without DenyPrivate: a public
+//     server cannot send us to the inside.
+//
+// The connection is made by Client.DialContext to the resolved "ip:port",
+// else by a net.Dialer; the addresses of a name are tried in turn. A
+// refusal is an *Error of Kind Refused; a failure is Connect, Timeout or
+// Canceled. A Request not passed through a Client is held to the zero
+// Policy and dials with a net.Dialer.
+func (r *Request) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, &Error{Kind: Usage, Err: err}
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, Errorf(Usage, "address %s: the port is not a number from 0 to 65535", addr)
+	}
+	scheme := ""
+	if r.URL != nil {
+		scheme = r.URL.Scheme
+	}
+	if err := r.policy.checkPort(scheme, port); err != nil {
+		return nil, err
+	}
+	timeout := r.connectTimeout()
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, Errorf(Timeout, "connecting to %s: no answer in %v", addr, timeout))
+	defer cancel()
+	ips, err := r.resolve(ctx, network, host)
+	if err != nil {
+		return nil, dialError(ctx, err)
+	}
+	for _, a := range ips {
+		if err := r.allowed(host, a); err != nil {
+			return nil, err
+		}
+	}
+	dial := r.dialer
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
+	}
+	var first error
+	for i, a := range ips {
+		actx, acancel := ctx, context.CancelFunc(func() {})
+		if left := len(ips) - i; left > 1 {
+			actx, acancel = context.WithDeadline(ctx, share(ctx, left))
+		}
+		c, err := dial(actx, network, netip.AddrPortFrom(a, uint16(port)).String())
+		acancel()
+		if err == nil {
+			r.chain.dialed(a)
+			return c, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, dialError(ctx, first)
+}
+
+// share returns the deadline for one of left addresses still to try: an
+// equal share of the time remaining, but at least two seconds, as
+// net.Dialer does.
+func share(ctx context.Context, left int) time.Time {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return time.Now().Add(DefaultConnectTimeout)
+	}
+	each := time.Until(dl) / time.Duration(left)
+	if each < 2*time.Second {
+		each = 2 * time.Second
+	}
+	if t := time.Now().Add(each); t.Before(dl) {
+		return t
+	}
+	return dl
+}
+
+// resolve returns host's addresses: host itself when it is an IP address,
+// else the resolver's answer.
+func (r *Request) resolve(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{a}, nil
+	}
+	ipnet := "ip"
+	switch network {
+	case "tcp4", "udp4":
+		ipnet = "ip4"
+	case "tcp6", "udp6":
+		ipnet = "ip6"
+	}
+	var res Resolver = net.DefaultResolver
+	if r.resolver != nil {
+		res = r.resolver
+	}
+	ips, err := res.LookupNetIP(ctx, ipnet, host)
+	if err == nil && len(ips) == 0 {
+		err = &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}
+	}
+	return ips, err
+}
+
+// allowed applies DenyPrivate and the hop rule to one resolved address.
+func (r *Request) allowed(host string, a netip.Addr) error {
+	if !isPrivate(a) {
+		return nil
+	}
+	what := a.String()
+	if host != what {
+		what = host + " (" + what + ")"
+	}
+	if r.policy.DenyPrivate {
+		return Errorf(Refused, "%s is a private, loopback, link-local or multicast address", what)
+	}
+	if r.chain.reachedPublic() {
+		return Errorf(Refused, "%s is a private address, reached from a public one", what)
+	}
+	return nil
+}
+
+// dialError classifies a failed dial: the context's cause when it is done
+// (Canceled, or the connect timeout), else Connect.
+func dialError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		if cause := context.Cause(ctx); cause != nil {
+			err = cause
+		}
+	}
+	var fe *Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	switch k := KindOf(err); k {
+	case Timeout, Canceled:
+		return &Error{Kind: k, Err: err}
+	}
+	return &Error{Kind: Connect, Err: err}
+}
