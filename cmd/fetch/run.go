@@ -259,6 +259,5 @@ func (e *runEnv) message() ([]byte, error) {
 	return []byte(d), nil
 }
 
-// listAll and mirror are --list and -r.
-func (e *runEnv) listAll(ctx context.Context, urls iter.Seq[string]) int { return 2 }
+// mirror is -r.
 func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int  { return 2 }
