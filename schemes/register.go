@@ -40,6 +40,7 @@ type Config struct {
 	FTPPassword    string // --ftp-password: the anonymous password (an e-mail address); "" means $FETCH_FTP_PASSWORD, else a placeholder
 	FTPActive      bool   // --ftp-active: the server connects for data (EPRT/PORT); default passive (EPSV, then PASV)
 	FTPExplicitTLS bool   // --ftp-ssl: AUTH TLS on ftp:// URLs (ftps:// is always implicit TLS)
+	FTPRaw         bool   // --raw: deliver TYPE A transfers with the wire's CR LF (default: LF)
 
 	// News and NNTP (news, snews, nntp, nntps).
 	NNTPServer       string // --nntp-server HOST[:PORT] for news: and snews: URLs; "" means $NNTPSERVER
@@ -70,7 +71,7 @@ func Register(c *fetch.Client, cfg Config) {
 	for _, s := range []string{"news", "snews", "nntp", "nntps"} {
 		c.Register(s, news)
 	}
-	ftpH := &ftp.Handler{AnonymousPassword: cfg.FTPPassword, Active: cfg.FTPActive, ExplicitTLS: cfg.FTPExplicitTLS}
+	ftpH := &ftp.Handler{AnonymousPassword: cfg.FTPPassword, Active: cfg.FTPActive, ExplicitTLS: cfg.FTPExplicitTLS, Raw: cfg.FTPRaw}
 	c.Register("ftp", ftpH)
 	c.Register("ftps", ftpH)
 	c.Register("mailto", &mailto.Handler{Relay: cfg.MailtoRelay, From: cfg.MailtoFrom})

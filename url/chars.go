@@ -77,7 +77,6 @@ func isAlpha(c byte) bool      { return class[c]&cAlpha != 0 }
 func isDigit(c byte) bool      { return class[c]&cDigit != 0 }
 func isHex(c byte) bool        { return class[c]&cHex != 0 }
 func isUnreserved(c byte) bool { return class[c]&cUnreserved != 0 }
-func isReserved(c byte) bool   { return class[c]&cReserved != 0 }
 func isSpace(c byte) bool      { return class[c]&cSpace != 0 }
 func isControl(c byte) bool    { return c < 0x20 || c == 0x7f }
 

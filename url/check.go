@@ -6,9 +6,9 @@ import (
 )
 
 // checkScheme applies the scheme-specific rules of RFC 1738 §3 and §5 to a
-// URL of a known scheme. A strict parser enforces each scheme's BNF; a
-// lenient one only what a typed view needs to be meaningful.
-// fam is the scheme's family (see Family).
+// URL of a known scheme, whose path starts at offset off. A strict parser
+// enforces each scheme's BNF; a lenient one only what a typed view needs to
+// be meaningful. fam is the scheme's family (see Family).
 func (p Parser) checkScheme(u *URL, fam string, off int) *Error {
 	path := u.Path
 	strict := !p.Lenient
@@ -21,34 +21,14 @@ func (p Parser) checkScheme(u *URL, fam string, off int) *Error {
 	}
 	switch fam {
 	case "ftp":
-		if strings.IndexByte(path, ';') < 0 {
-			if strict {
-				return checkChars(path, off, "/?:@&=", "FTP path character")
-			}
-			return nil
-		}
-		body, code := splitTypecode(path)
-		if code == "" {
-			if i := strings.LastIndex(path, ";type="); i >= 0 && i+6 <= len(path) && strings.IndexByte(path[i+1:], '/') < 0 {
-				return &Error{Offset: off + i + 6, Expected: "typecode a, i or d at the end of the path"}
-			}
-		}
-		if strict {
-			return checkChars(body, off, "/?:@&=", "FTP path character")
-		}
+		return checkFTP(path, off, strict)
 	case "file":
 		if strict {
 			return checkChars(path, off, "/?:@&=", "file path character")
 		}
 	case "http":
 		if strict {
-			hpath, search, found := strings.Cut(path, "?")
-			if err := checkChars(hpath, off, "/;:@&=", "HTTP path character"); err != nil {
-				return err
-			}
-			if found {
-				return checkChars(search, off+len(hpath)+1, ";:@&=", "HTTP search character")
-			}
+			return checkHTTP(path, off)
 		}
 	case "gopher":
 		// gtype selector %09 search %09 gopher+: every xchar is allowed.
@@ -57,86 +37,149 @@ func (p Parser) checkScheme(u *URL, fam string, off int) *Error {
 			return &Error{Offset: off, Expected: "an address after mailto:"}
 		}
 	case "news":
-		if path == "" {
-			return &Error{Offset: off, Expected: `newsgroup, "*" or message-id`}
-		}
-		if strict {
-			return checkNews(path, off)
-		}
+		return checkNewsPath(path, off, strict)
 	case "nntp":
-		group, num, found := strings.Cut(path, "/")
-		if group == "" {
-			return &Error{Offset: off, Expected: "newsgroup name"}
-		}
-		if strict {
-			if err := checkGroup(group, off); err != nil {
-				return err
-			}
-		}
-		if found && (num != "" || strict) {
-			noff := off + len(group) + 1
-			for i := 0; i < len(num) || i == 0; i++ {
-				if i >= len(num) || !isDigit(num[i]) {
-					return &Error{Offset: noff + i, Expected: "article number digits"}
-				}
-			}
-			if _, err := strconv.ParseInt(num, 10, 64); err != nil {
-				return &Error{Offset: noff, Expected: "article number below 2^63"}
-			}
-		}
+		return checkNNTP(path, off, strict)
 	case "telnet":
 		if path != "" {
 			return &Error{Offset: off, Expected: "end of telnet URL (only an optional '/' may follow the login)"}
 		}
 	case "wais":
-		if i := strings.IndexByte(path, '?'); i >= 0 {
-			if strict {
-				if err := checkChars(path[:i], off, "", "WAIS database character"); err != nil {
-					return err
-				}
-				return checkChars(path[i+1:], off+i+1, ";:@&=", "WAIS search character")
-			}
-			return nil
-		}
-		parts := strings.Split(path, "/")
-		// A lenient parser lets a wpath hold unencoded '/' (real-world
-		// document ids do); the WAIS view keeps them in WPath.
-		if len(parts) != 1 && len(parts) != 3 && (strict || len(parts) < 3) {
-			return &Error{Offset: off, Expected: "database, database?search or database/wtype/wpath"}
-		}
-		if strict {
-			o := off
-			for _, s := range parts {
-				if err := checkChars(s, o, "", "WAIS character (uchar)"); err != nil {
-					return err
-				}
-				o += len(s) + 1
-			}
-		}
+		return checkWAIS(path, off, strict)
 	case "prospero":
-		parts := strings.Split(path, ";")
-		o := off
+		return checkProspero(path, off, strict)
+	}
+	return nil
+}
+
+// checkFTP applies §3.2: fpath = fsegment *[ "/" fsegment ] with an
+// optional ";type=" typecode of a, i or d at its end.
+func checkFTP(path string, off int, strict bool) *Error {
+	if strings.IndexByte(path, ';') < 0 {
 		if strict {
-			if err := checkChars(parts[0], o, "/?:@&=", "Prospero path character"); err != nil {
+			return checkChars(path, off, "/?:@&=", "FTP path character")
+		}
+		return nil
+	}
+	body, code := splitTypecode(path)
+	if code == "" {
+		if i := strings.LastIndex(path, ";type="); i >= 0 && i+6 <= len(path) && strings.IndexByte(path[i+1:], '/') < 0 {
+			return &Error{Offset: off + i + 6, Expected: "typecode a, i or d at the end of the path"}
+		}
+	}
+	if strict {
+		return checkChars(body, off, "/?:@&=", "FTP path character")
+	}
+	return nil
+}
+
+// checkHTTP applies §3.3: hpath [ "?" search ].
+func checkHTTP(path string, off int) *Error {
+	hpath, search, found := strings.Cut(path, "?")
+	if err := checkChars(hpath, off, "/;:@&=", "HTTP path character"); err != nil {
+		return err
+	}
+	if found {
+		return checkChars(search, off+len(hpath)+1, ";:@&=", "HTTP search character")
+	}
+	return nil
+}
+
+// checkNewsPath applies §3.6: grouppart = "*" | group | article, and
+// refuses a login in RFC 5538's news://server form.
+func checkNewsPath(path string, off int, strict bool) *Error {
+	if path == "" {
+		return &Error{Offset: off, Expected: `newsgroup, "*" or message-id`}
+	}
+	if err := checkNewsServer(path, off); err != nil {
+		return err
+	}
+	if strict {
+		return checkNews(path, off)
+	}
+	return nil
+}
+
+// checkNNTP applies §3.7: group [ "/" digits ].
+func checkNNTP(path string, off int, strict bool) *Error {
+	group, num, found := strings.Cut(path, "/")
+	if group == "" {
+		return &Error{Offset: off, Expected: "newsgroup name"}
+	}
+	if strict {
+		if err := checkGroup(group, off); err != nil {
+			return err
+		}
+	}
+	if !found || (num == "" && !strict) {
+		return nil
+	}
+	noff := off + len(group) + 1
+	for i := 0; i < len(num) || i == 0; i++ {
+		if i >= len(num) || !isDigit(num[i]) {
+			return &Error{Offset: noff + i, Expected: "article number digits"}
+		}
+	}
+	if _, err := strconv.ParseInt(num, 10, 64); err != nil {
+		return &Error{Offset: noff, Expected: "article number below 2^63"}
+	}
+	return nil
+}
+
+// checkWAIS applies §3.9: database, database "?" search, or
+// database "/" wtype "/" wpath.
+func checkWAIS(path string, off int, strict bool) *Error {
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		if strict {
+			if err := checkChars(path[:i], off, "", "WAIS database character"); err != nil {
+				return err
+			}
+			return checkChars(path[i+1:], off+i+1, ";:@&=", "WAIS search character")
+		}
+		return nil
+	}
+	parts := strings.Split(path, "/")
+	// A lenient parser lets a wpath hold unencoded '/' (real-world
+	// document ids do); the WAIS view keeps them in WPath.
+	if len(parts) != 1 && len(parts) != 3 && (strict || len(parts) < 3) {
+		return &Error{Offset: off, Expected: "database, database?search or database/wtype/wpath"}
+	}
+	if strict {
+		o := off
+		for _, s := range parts {
+			if err := checkChars(s, o, "", "WAIS character (uchar)"); err != nil {
+				return err
+			}
+			o += len(s) + 1
+		}
+	}
+	return nil
+}
+
+// checkProspero applies §3.11: hsoname *[ ";" fieldname "=" fieldvalue ].
+func checkProspero(path string, off int, strict bool) *Error {
+	parts := strings.Split(path, ";")
+	o := off
+	if strict {
+		if err := checkChars(parts[0], o, "/?:@&=", "Prospero path character"); err != nil {
+			return err
+		}
+	}
+	o += len(parts[0]) + 1
+	for _, f := range parts[1:] {
+		eq := strings.IndexByte(f, '=')
+		if eq < 0 {
+			return &Error{Offset: o + len(f), Expected: "'=' in a ;fieldname=value"}
+		}
+		if strict {
+			if err := checkChars(f[:eq], o, "?:@&", "Prospero field name character"); err != nil {
+				return err
+			}
+			if err := checkChars(f[eq+1:], o+eq+1, "?:@&", "Prospero field value character"); err != nil {
 				return err
 			}
 		}
-		o += len(parts[0]) + 1
-		for _, f := range parts[1:] {
-			eq := strings.IndexByte(f, '=')
-			if eq < 0 {
-				return &Error{Offset: o + len(f), Expected: "'=' in a ;fieldname=value"}
-			}
-			if strict {
-				if err := checkChars(f[:eq], o, "?:@&", "Prospero field name character"); err != nil {
-					return err
-				}
-				if err := checkChars(f[eq+1:], o+eq+1, "?:@&", "Prospero field value character"); err != nil {
-					return err
-				}
-			}
-			o += len(f) + 1
-		}
+		o += len(f) + 1
 	}
 	return nil
 }
@@ -188,6 +231,25 @@ func checkGroup(g string, off int) *Error {
 		if !isAlpha(c) && !isDigit(c) && c != '-' && c != '.' && c != '+' && c != '_' {
 			return &Error{Offset: off + i, Expected: "newsgroup name character"}
 		}
+	}
+	return nil
+}
+
+// checkNewsServer refuses a login in the server part of RFC 5538's
+// "news://server/..." form, which RFC 1738 does not know (a strict parser
+// refuses the form as a whole) and which names a server, never a user or a
+// password: "news://u:pw@h/g" is malformed, so that the password is
+// redacted from the error rather than carried as a message-id.
+func checkNewsServer(path string, off int) *Error {
+	if !strings.HasPrefix(path, "//") {
+		return nil
+	}
+	server := path[2:]
+	if i := strings.IndexByte(server, '/'); i >= 0 {
+		server = server[:i]
+	}
+	if i := strings.IndexByte(server, '@'); i >= 0 {
+		return &Error{Offset: off + 2, Expected: "news server host[:port] (a news URL has no user or password, RFC 5538)"}
 	}
 	return nil
 }

@@ -108,7 +108,7 @@ func extractWrapped(text string, lt int) (Match, bool) {
 // joinLines removes the white space from a wrapped URL. hyphen reports a
 // line break right after a '-'; alt is then the URL without such hyphens.
 func joinLines(s string) (u string, hyphen bool, alt string) {
-	if strings.IndexAny(s, " \t\r\n\f\v") < 0 {
+	if !strings.ContainsAny(s, " \t\r\n\f\v") {
 		return s, false, ""
 	}
 	var b, a strings.Builder

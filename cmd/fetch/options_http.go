@@ -7,8 +7,8 @@ import (
 
 // httpOptions are the options of the http and https schemes.
 var httpOptions = []option{
-	{long: "raw", help: "http(s): deliver the body as sent, still gzip-encoded (default: decoded)",
-		set: func(c *config, _ string) error { c.schemes.HTTPRaw = true; return nil }},
+	{long: "raw", help: "http(s), ftp: deliver the body as sent: still gzip-encoded, or FTP text with CR LF line ends (default: decoded, LF)",
+		set: func(c *config, _ string) error { c.schemes.HTTPRaw, c.schemes.FTPRaw = true, true; return nil }},
 	{long: "user-agent", arg: "NAME", help: "http(s): the User-Agent header (default: fetch/VERSION)",
 		set: func(c *config, v string) error { c.schemes.HTTPUserAgent = v; return nil }},
 	{long: "max-redirs", arg: "N", help: "http(s): follow at most N redirects (default 10; 0 follows none)",

@@ -56,6 +56,10 @@ func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
 	if name == "" || e.cfg.head {
 		return nil, nil
 	}
+	if u.Scheme == "telnet" {
+		return nil, &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage,
+			Err: errors.New("a telnet session runs on the terminal and cannot be saved to a file (drop -o/-O)")}
+	}
 	return &fileOut{final: name, resume: e.cfg.resume}, nil
 }
 
@@ -104,6 +108,9 @@ func (e *runEnv) deliver(ctx context.Context, res *fetch.Resource, stdout io.Wri
 		}
 		return true, nil
 	case res.Kind == fetch.KindSession:
+		if dest != nil {
+			dest.abort()
+		}
 		return true, e.session(ctx, res)
 	}
 

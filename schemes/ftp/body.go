@@ -52,7 +52,13 @@ func (t *transfer) complete() error {
 	code, msg, err := c.read(t.cmd)
 	if err != nil {
 		t.drop()
-		return &fetch.Error{Kind: fetch.Incomplete, Err: fmt.Errorf("%s: no final reply after %d bytes: %w", t.cmd, t.n, err)}
+		// A deadline that ran out is a timeout; any other failure
+		// leaves the transfer unconfirmed.
+		k := fetch.KindOf(err)
+		if k != fetch.Timeout {
+			k = fetch.Incomplete
+		}
+		return &fetch.Error{Kind: k, Err: fmt.Errorf("%s: no final reply after %d bytes: %w", t.cmd, t.n, cause(err))}
 	}
 	if code != 226 && code != 250 {
 		// The control connection is in step: only the transfer failed.
@@ -151,4 +157,13 @@ func (t *transfer) WriteTo(w io.Writer) (int64, error) {
 			return total, err
 		}
 	}
+}
+
+// cause is err without its outer *fetch.Error, whose Kind the caller
+// restates.
+func cause(err error) error {
+	if fe, ok := err.(*fetch.Error); ok && fe.Err != nil {
+		return fe.Err
+	}
+	return err
 }

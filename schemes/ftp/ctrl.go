@@ -27,6 +27,7 @@ type ctrl struct {
 	raw    *fetch.Conn // the TCP connection, with idle deadlines
 	conn   net.Conn    // raw, or a TLS client over raw
 	limit  *lineLimit
+	br     *bufio.Reader
 	r      *textproto.Reader
 	w      *textproto.Writer
 	trace  *fetch.Trace
@@ -44,7 +45,9 @@ type ctrl struct {
 	noEPRT   bool     // the server refused EPRT
 	noSize   bool     // the server has no SIZE
 	used     time.Time
-	stop     func() bool // stops the context watch of the current request
+	stop     func() bool     // stops the context watch of the current request
+	ctx      context.Context // the current request's context, nil when idle
+	idle     time.Duration   // the longest wait for one whole reply
 }
 
 // replyError is a reply the client did not expect: the command (password
@@ -56,7 +59,7 @@ type replyError struct {
 }
 
 func (e *replyError) Error() string {
-	return fmt.Sprintf("%s: server replied %d %s", e.Cmd, e.Code, e.Msg)
+	return fmt.Sprintf("%s: server replied %d %s", e.Cmd, e.Code, escape(e.Msg))
 }
 
 // replyKind classifies an unexpected reply (CONTRACT §5).
@@ -89,14 +92,25 @@ func newCtrl(raw *fetch.Conn, trace *fetch.Trace) *ctrl {
 func (c *ctrl) setConn(nc net.Conn) {
 	c.conn = nc
 	c.limit = &lineLimit{r: nc}
-	c.r = textproto.NewReader(bufio.NewReader(c.limit))
+	c.br = bufio.NewReader(c.limit)
+	c.r = textproto.NewReader(c.br)
 	c.w = textproto.NewWriter(bufio.NewWriter(nc))
 }
 
 // watch ties the connection to ctx until release.
 func (c *ctrl) watch(ctx context.Context, trace *fetch.Trace) {
 	c.trace = trace
+	c.ctx = ctx
 	c.stop = c.raw.Watch(ctx)
+}
+
+// setIdle sets the longest wait for one whole reply: the request's idle
+// timeout (zero means 60 seconds).
+func (c *ctrl) setIdle(req *fetch.Request) {
+	c.idle = req.IdleTimeout
+	if c.idle <= 0 {
+		c.idle = 60 * time.Second
+	}
 }
 
 // unwatch ends the tie to the current request's context and reports
@@ -108,6 +122,7 @@ func (c *ctrl) unwatch() bool {
 		c.stop = nil
 	}
 	c.trace = nil
+	c.ctx = nil
 	return ok
 }
 
@@ -132,14 +147,40 @@ func (c *ctrl) send(line, shown string) error {
 	return nil
 }
 
-// read reads one reply, whole.
+// read reads one reply, whole, within the idle timeout: the reply as a
+// whole, not each of its bytes, so that a server dripping a byte at a time
+// cannot hold the client for longer.
 func (c *ctrl) read(shown string) (int, string, error) {
+	return c.readWithin(shown, c.idle)
+}
+
+// readWithin reads one reply, which must arrive whole within d. When it
+// does not, the connection is dead (out of step) and the error is of Kind
+// Timeout. The text returned is the server's, unescaped (the password
+// scrubbed): escape it before it is shown.
+func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 	c.limit.reset()
+	parent := c.ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	if d <= 0 {
+		d = 60 * time.Second
+	}
+	rctx, cancel := context.WithTimeoutCause(parent, d, &replyTimeout{d: d})
+	stop := c.raw.Watch(rctx)
 	code, msg, err := c.r.ReadResponse(0)
+	stop()
+	cancel()
+	if c.limit.err != nil && (err != nil || c.br.Buffered() == 0 && c.limit.line != 0) {
+		// The connection failed while the reply was being read: a line
+		// it cut short is no reply, although textproto takes it for one.
+		return 0, "", c.ioErr(shown, c.limit.err)
+	}
 	if err != nil {
 		var pe textproto.ProtocolError
 		if errors.As(err, &pe) {
-			return 0, "", fetch.Errorf(fetch.Protocol, "%s: malformed reply: %s", shown, c.scrub(string(pe)))
+			return 0, "", fetch.Errorf(fetch.Protocol, "%s: malformed reply: %s", shown, escape(c.scrub(string(pe))))
 		}
 		return 0, "", c.ioErr(shown, err)
 	}
@@ -152,19 +193,29 @@ func (c *ctrl) read(shown string) (int, string, error) {
 			if i == len(lines)-1 {
 				sep = " "
 			}
-			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, l))
+			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, escape(l)))
 		}
 	}
 	return code, msg, nil
 }
 
+// replyTimeout is the cause of a reply that did not arrive whole in time.
+type replyTimeout struct{ d time.Duration }
+
+func (e *replyTimeout) Error() string {
+	return fmt.Sprintf("no whole reply within %v", e.d)
+}
+
+// Unwrap makes the cause a deadline (Kind Timeout).
+func (e *replyTimeout) Unwrap() error { return context.DeadlineExceeded }
+
 // ioErr classifies a failure of the control connection itself.
 func (c *ctrl) ioErr(shown string, err error) error {
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		return err
-	}
 	k := fetch.KindOf(err)
+	var fe *fetch.Error
+	if errors.As(err, &fe) && fe.Err != nil {
+		err = fe.Err // its Kind is k, said once
+	}
 	if k == fetch.Other || errors.Is(err, io.EOF) {
 		k = fetch.Incomplete
 	}
@@ -219,14 +270,18 @@ func (c *ctrl) close(polite bool) {
 // without bound: textproto itself has no limit.
 type lineLimit struct {
 	r     io.Reader
-	line  int // bytes since the last '\n'
-	total int // bytes since reset
+	line  int   // bytes since the last '\n'
+	total int   // bytes since reset
+	err   error // the connection's failure since reset, io.EOF included
 }
 
-func (l *lineLimit) reset() { l.total = 0 }
+func (l *lineLimit) reset() { l.total, l.err = 0, nil }
 
 func (l *lineLimit) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
+	if err != nil {
+		l.err = err
+	}
 	for _, b := range p[:n] {
 		l.line++
 		if b == '\n' {

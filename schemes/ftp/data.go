@@ -59,7 +59,7 @@ func (c *ctrl) openData(ctx context.Context, req *fetch.Request, active bool) (*
 		if code == 229 {
 			port, ok := parseEPSV(msg)
 			if !ok {
-				return nil, fetch.Errorf(fetch.Protocol, "EPSV: malformed reply %d %s", code, msg)
+				return nil, fetch.Errorf(fetch.Protocol, "EPSV: malformed reply %d %s", code, escape(msg))
 			}
 			return dialData(ctx, req, peer, port), nil
 		}
@@ -78,7 +78,7 @@ func (c *ctrl) openData(ctx context.Context, req *fetch.Request, active bool) (*
 	}
 	port, ok := parsePASV(msg)
 	if !ok {
-		return nil, fetch.Errorf(fetch.Protocol, "PASV: malformed reply %d %s", code, msg)
+		return nil, fetch.Errorf(fetch.Protocol, "PASV: malformed reply %d %s", code, escape(msg))
 	}
 	// The address in the reply is ignored: the data connection goes to the
 	// server the control connection reached (as curl's --ftp-skip-pasv-ip).

@@ -30,7 +30,6 @@ func ExampleHandler_Plan() {
 	//   "PWD"
 	//   "CWD /etc"
 	//   "TYPE A"
-	//   "SIZE motd"
 	//   "EPSV"
 	//   "RETR motd"
 	// ftp://myname:****@host.dom//etc/motd
@@ -40,7 +39,6 @@ func ExampleHandler_Plan() {
 	//   "CWD "
 	//   "CWD etc"
 	//   "TYPE A"
-	//   "SIZE motd"
 	//   "EPSV"
 	//   "RETR motd"
 	// ftp://host.dom/pub/;type=d

@@ -68,15 +68,15 @@ func TestCommandSequences(t *testing.T) {
 		setup func(s *fakeServer)
 	}{
 		// §3.2.2: "%2F" makes an absolute CWD.
-		{url: "ftp://myname:pw@H/%2Fetc/motd", want: withQuit(bob, []string{"CWD /etc", "TYPE A", "SIZE motd", "EPSV", "RETR motd"}), body: "root motd"},
+		{url: "ftp://myname:pw@H/%2Fetc/motd", want: withQuit(bob, []string{"CWD /etc", "TYPE A", "EPSV", "RETR motd"}), body: "root motd"},
 		// §3.2.2: relative to the login directory.
-		{url: "ftp://myname:pw@H/etc/motd", want: withQuit(bob, []string{"CWD etc", "TYPE A", "SIZE motd", "EPSV", "RETR motd"}), body: "home motd"},
+		{url: "ftp://myname:pw@H/etc/motd", want: withQuit(bob, []string{"CWD etc", "TYPE A", "EPSV", "RETR motd"}), body: "home motd"},
 		// §3.2.2: an empty segment is a CWD with an empty argument.
-		{url: "ftp://myname:pw@H//etc/motd", want: withQuit(bob, []string{"CWD ", "CWD etc", "TYPE A", "SIZE motd", "EPSV", "RETR motd"}), body: "root motd"},
+		{url: "ftp://myname:pw@H//etc/motd", want: withQuit(bob, []string{"CWD ", "CWD etc", "TYPE A", "EPSV", "RETR motd"}), body: "root motd"},
 		// Encoded '/' and ';' are part of one argument.
 		{url: "ftp://H/a%2Fb/c%3Bd.bin", want: withQuit(anonLogin, []string{"CWD a/b", "TYPE I", "SIZE c;d.bin", "EPSV", "RETR c;d.bin"}), body: "semi"},
 		{url: "ftp://H/pub/x.txt;type=i", want: withQuit(anonLogin, []string{"CWD pub", "TYPE I", "SIZE x.txt", "EPSV", "RETR x.txt"}), body: "text"},
-		{url: "ftp://H/pub/x.bin;type=a", want: withQuit(anonLogin, []string{"CWD pub", "TYPE A", "SIZE x.bin", "EPSV", "RETR x.bin"}), body: "binary"},
+		{url: "ftp://H/pub/x.bin;type=a", want: withQuit(anonLogin, []string{"CWD pub", "TYPE A", "EPSV", "RETR x.bin"}), body: "binary"},
 		{url: "ftp://H/pub;type=d", want: withQuit(anonLogin, []string{"TYPE A", "EPSV", "NLST pub"}), body: "x.bin\nx.txt\n"},
 		{url: "ftp://H/pub/", want: withQuit(anonLogin, []string{"CWD pub", "TYPE A", "EPSV", "NLST"}), body: "x.bin\nx.txt\n"},
 		{url: "ftp://H/", want: withQuit(anonLogin, []string{"TYPE A", "EPSV", "NLST"}), body: "a\netc\nhome\npub\n"},

@@ -20,6 +20,7 @@ package ftp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"mime"
 	"path"
 	"strconv"
@@ -57,6 +58,9 @@ type Handler struct {
 	// IdleTime is how long an idle control connection is kept. Zero means
 	// 30 seconds.
 	IdleTime time.Duration
+	// Raw delivers TYPE A transfers as the wire has them, NVT-ASCII with
+	// CR LF line ends. The default, false, converts CR LF to LF.
+	Raw bool
 
 	mu     sync.Mutex
 	idle   map[string][]*ctrl
@@ -102,6 +106,9 @@ func newJob(req *fetch.Request) (job, error) {
 		j.typ, j.why = guessType(v.Name)
 		j.guess = true
 	}
+	if req.Offset > 0 && !req.Head && j.typ == "A" {
+		return job{}, fetch.Errorf(fetch.Unsupported, "cannot resume a TYPE A (text) transfer at byte %d: its line ends are converted, so its offsets are not the file's; resume with ;type=i in the URL", req.Offset)
+	}
 	return j, nil
 }
 
@@ -109,8 +116,18 @@ func newJob(req *fetch.Request) (job, error) {
 // segment, and returns the file (TYPE, SIZE, RETR) or the name list
 // (NLST). The Body is complete only when the server's final 226 or 250
 // arrived after the data and, in TYPE I, SIZE's count of bytes did too.
-// With req.Head only SIZE and MDTM are asked. With req.Offset, REST asks
-// the server to resume there; Resource.Offset says whether it did.
+//
+// In TYPE A the server sends text as NVT-ASCII, lines ended by CR LF
+// (RFC 959 §3.1.1.1); the Body has local line ends, CR LF turned into LF
+// (a lone CR stays), unless Raw is set. SIZE is not asked then: servers
+// refuse it in ASCII mode or count other bytes than they send, so the
+// Size is -1.
+//
+// With req.Head, SIZE (in TYPE I, the file's size on the server) and MDTM
+// are asked. With req.Offset, REST asks the server to resume there;
+// Resource.Offset says whether it did. Resuming a TYPE A transfer is
+// refused (Kind Unsupported): its offsets count converted bytes, not the
+// file's; fetch such a file with ";type=i" to resume it.
 func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	j, err := newJob(req)
 	if err != nil {
@@ -124,6 +141,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		if err != nil {
 			return nil, err
 		}
+		c.setIdle(req)
 		res, err := h.run(ctx, c, req, j, key)
 		if err == nil {
 			return res, nil
@@ -152,111 +170,166 @@ func isReply(err error) bool {
 	return errors.As(err, &re)
 }
 
-// run carries out the job on a logged-in connection. On failure the
-// connection is pooled when still in step, else closed.
-func (h *Handler) run(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (_ *fetch.Resource, err error) {
-	handed := false
-	defer func() {
-		if err != nil && !handed {
-			h.release(key, c, isReply(err))
+// run carries out the job on a logged-in connection. A Resource with a
+// Body holds c until the Body is closed; otherwise run gives c back: to
+// the pool when it is still in step (no error, or the error is a reply),
+// else closed.
+func (h *Handler) run(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (*fetch.Resource, error) {
+	var res *fetch.Resource
+	err := c.enter(j.cwds)
+	if err == nil {
+		switch {
+		case j.list:
+			res, err = h.list(ctx, c, req, j, key)
+		case req.Head:
+			res, err = h.head(c, req, j)
+		default:
+			res, err = h.retrieve(ctx, c, req, j, key)
 		}
-	}()
+	}
+	if err != nil || res.Body == fetch.NoBody {
+		h.release(key, c, err == nil || isReply(err))
+	}
+	return res, err
+}
+
+// enter sends one CWD per <cwd> segment, unless c is in that directory
+// already.
+func (c *ctrl) enter(cwds []string) error {
 	if len(c.cwds) > 0 {
 		c.trace.Notef("already in the directory of this URL")
-	} else {
-		for _, d := range j.cwds {
-			line := "CWD " + d
-			c.cwds = append(c.cwds, d)
-			code, msg, err := c.cmd(line)
-			if err != nil {
-				return nil, err
+		return nil
+	}
+	for _, d := range cwds {
+		line := "CWD " + d
+		c.cwds = append(c.cwds, d)
+		code, msg, err := c.cmd(line)
+		if err != nil {
+			return err
+		}
+		if code/100 != 2 {
+			// Where a failed CWD leaves us is unknown: mark the path
+			// so that it never equals a URL's (a NUL cannot be in one).
+			c.cwds = append(c.cwds, "\x00")
+			if d == "" {
+				return emptyCWDRefused(code, msg)
 			}
-			if code/100 != 2 {
-				// Where a failed CWD leaves us is unknown: mark the path
-				// so that it never equals a URL's (a NUL cannot be in one).
-				c.cwds = append(c.cwds, "\x00")
-				return nil, c.unexpected(line, code, msg)
-			}
+			return c.unexpected(line, code, msg)
 		}
 	}
-	res := &fetch.Resource{URL: req.URL, Size: -1, Body: fetch.NoBody}
-	if j.list {
-		res.Kind = fetch.KindDirectory
-		if req.Head {
-			h.release(key, c, true)
-			handed = true
-			return res, nil
-		}
-		if err := c.setType("A"); err != nil {
-			return nil, err
-		}
-		line := "NLST"
-		if j.name != "" {
-			line += " " + j.name
-		}
-		t, err := h.transfer(ctx, c, req, key, line, 0)
-		if err != nil {
-			return nil, err
-		}
-		handed = true
-		res.Body = newListing(t)
+	return nil
+}
+
+// emptyCWDRefused is the error of a server that refuses the empty CWD an
+// empty <cwd> segment stands for ("ftp://h//etc/motd", RFC 1738 §3.2.2):
+// a URL whose author most likely meant an absolute path, which is written
+// "%2F". The Kind is NotFound for any permanent refusal (vsftpd says 550,
+// proftpd 501): the directory the URL names cannot be entered.
+func emptyCWDRefused(code int, msg string) error {
+	k := replyKind(code)
+	if code/100 == 5 {
+		k = fetch.NotFound
+	}
+	re := &replyError{Cmd: "CWD ", Code: code, Msg: msg}
+	return &fetch.Error{Kind: k, Err: fmt.Errorf("%w (the URL's empty path segment asks for a CWD with an empty argument, RFC 1738 §3.2.2, and this server refuses it; for an absolute path write its first / as %%2F: ftp://host/%%2Fdir/file)", re)}
+}
+
+// list sends NLST (for ";type=d", with the name) and returns the names.
+func (h *Handler) list(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (*fetch.Resource, error) {
+	res := &fetch.Resource{URL: req.URL, Kind: fetch.KindDirectory, Size: -1, Body: fetch.NoBody}
+	if req.Head {
 		return res, nil
 	}
-
-	res.Kind = fetch.KindFile
-	res.MediaType = mime.TypeByExtension(path.Ext(j.name))
-	res.Extra = map[string]string{"ftp-type": j.typ}
-	if j.guess {
-		c.trace.Notef("no typecode: TYPE %s, for %s (RFC 1738 §3.2.3)", j.typ, j.why)
+	if err := c.setType("A"); err != nil {
+		return nil, err
 	}
-	if err := c.setType(j.typ); err != nil {
+	line := "NLST"
+	if j.name != "" {
+		line += " " + j.name
+	}
+	t, err := h.transfer(ctx, c, req, key, line, 0)
+	if err != nil {
+		return nil, err
+	}
+	res.Body = newListing(t)
+	return res, nil
+}
+
+// fileResource is the Resource of the job's file, before any transfer.
+func fileResource(req *fetch.Request, j job) *fetch.Resource {
+	return &fetch.Resource{
+		URL: req.URL, Kind: fetch.KindFile, Size: -1, Body: fetch.NoBody,
+		MediaType: mime.TypeByExtension(path.Ext(j.name)),
+		Extra:     map[string]string{"ftp-type": j.typ},
+	}
+}
+
+// head asks the file's size (SIZE, in TYPE I: the size of the file as the
+// server stores it, which servers refuse or miscount in TYPE A) and its
+// modification time (MDTM).
+func (h *Handler) head(c *ctrl, req *fetch.Request, j job) (*fetch.Resource, error) {
+	res := fileResource(req, j)
+	if err := c.setType("I"); err != nil {
 		return nil, err
 	}
 	size, sizeCode, err := c.size(j.name)
 	if err != nil {
 		return nil, err
 	}
-	if req.Head {
-		res.Size = size
-		mt, mdtmCode, err := c.mdtm(j.name)
-		if err != nil {
+	res.Size = size
+	mt, mdtmCode, err := c.mdtm(j.name)
+	if err != nil {
+		return nil, err
+	}
+	res.ModTime = mt
+	absent := func(code int) bool { return code == 450 || code == 550 || code == 551 }
+	if size < 0 && mt.IsZero() && (sizeCode == 550 || mdtmCode == 550 || absent(sizeCode) && absent(mdtmCode)) {
+		// Neither SIZE nor MDTM knows the name: one said 550, or
+		// both said it is unavailable (goftp.io/server says 450).
+		return nil, &fetch.Error{Kind: fetch.NotFound, Err: &replyError{Cmd: "MDTM " + j.name, Code: mdtmCode, Msg: "no such file"}}
+	}
+	return res, nil
+}
+
+// retrieve sends TYPE, SIZE in TYPE I, REST for an offset, and RETR, and
+// returns the file.
+func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (*fetch.Resource, error) {
+	res := fileResource(req, j)
+	if j.guess {
+		c.trace.Notef("no typecode: TYPE %s, for %s (RFC 1738 §3.2.3)", j.typ, j.why)
+	}
+	if err := c.setType(j.typ); err != nil {
+		return nil, err
+	}
+	size := int64(-1)
+	if j.typ == "I" {
+		var err error
+		if size, _, err = c.size(j.name); err != nil {
 			return nil, err
 		}
-		res.ModTime = mt
-		absent := func(code int) bool { return code == 450 || code == 550 || code == 551 }
-		if size < 0 && mt.IsZero() && (sizeCode == 550 || mdtmCode == 550 || absent(sizeCode) && absent(mdtmCode)) {
-			// Neither SIZE nor MDTM knows the name: one said 550, or
-			// both said it is unavailable (goftp.io/server says 450).
-			return nil, &fetch.Error{Kind: fetch.NotFound, Err: &replyError{Cmd: "MDTM " + j.name, Code: mdtmCode, Msg: "no such file"}}
-		}
-		h.release(key, c, true)
-		handed = true
-		return res, nil
 	}
 	offset := req.Offset
-	if offset > 0 && size >= 0 && offset > size && j.typ == "I" {
-		h.release(key, c, true)
-		handed = true
+	if offset > 0 && size >= 0 && offset > size {
 		return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the file has only %d (SIZE)", offset, size)
 	}
-	if offset > 0 && size >= 0 && offset == size && j.typ == "I" {
+	if offset > 0 && offset == size {
 		// Nothing is left to fetch.
 		res.Offset, res.Size = size, 0
-		h.release(key, c, true)
-		handed = true
 		return res, nil
 	}
 	t, err := h.transfer(ctx, c, req, key, "RETR "+j.name, offset)
 	if err != nil {
 		return nil, err
 	}
-	if size >= 0 && j.typ == "I" {
+	if size >= 0 {
 		t.want = size - t.offset
 		res.Size = t.want
 	}
 	res.Offset = t.offset
-	handed = true
 	res.Body = t
+	if j.typ == "A" && !h.Raw {
+		res.Body = newASCII(t)
+	}
 	return res, nil
 }
 
@@ -289,10 +362,10 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 	// The passive dial, started after EPSV or PASV, went on while REST and
 	// the transfer command went out; the server's reply to it may wait for
 	// the connection, so the dial ends first. When it fails, the server
-	// waits for a connection that will not come: the control connection is
-	// out of step, and the caller closes it (the error is not a reply).
+	// has refused the transfer (and closed its port), or waits for a
+	// connection that will not come: dataFailed tells which.
 	if err := ds.wait(ctx); err != nil {
-		return nil, err
+		return nil, c.dataFailed(line, err)
 	}
 	code, msg, err := c.read(line)
 	if err != nil {
@@ -310,6 +383,25 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 		return nil, err
 	}
 	return &transfer{h: h, c: c, key: key, cmd: line, data: dc, want: -1, offset: rest}, nil
+}
+
+// dataGrace is how long the control connection's reply is awaited after
+// the data connection failed: a server that refuses the transfer (550 for
+// a missing file) closes its passive port and says why at once.
+const dataGrace = 2 * time.Second
+
+// dataFailed decides what a failed data connection means, from the
+// control connection's reply to the transfer command: a refusal (4xx,
+// 5xx) is the failure, and leaves the connection in step; otherwise (the
+// server waits for the connection, or says nothing in time) the dial's
+// failure is, and the connection is out of step.
+func (c *ctrl) dataFailed(line string, dialErr error) error {
+	code, msg, err := c.readWithin(line, min(dataGrace, c.idle))
+	if err != nil || code/100 != 4 && code/100 != 5 {
+		return dialErr
+	}
+	c.trace.Notef("the data connection failed (%v): the server's reply decides", dialErr)
+	return c.unexpected(line, code, msg)
 }
 
 // setType sends TYPE unless the connection is in that type already.

@@ -93,6 +93,7 @@ func (h *Handler) dial(ctx context.Context, req *fetch.Request, lg login) (*ctrl
 		return nil, err
 	}
 	c := newCtrl(raw, req.Trace)
+	c.setIdle(req)
 	c.watch(ctx, req.Trace)
 	if err := h.logIn(ctx, c, req, lg); err != nil {
 		c.unwatch()
@@ -117,9 +118,9 @@ func (h *Handler) logIn(ctx context.Context, c *ctrl, req *fetch.Request, lg log
 	}
 	if code != 220 {
 		if code/100 == 4 {
-			return fetch.Errorf(fetch.Connect, "the server is not available: %d %s", code, msg)
+			return fetch.Errorf(fetch.Connect, "the server is not available: %d %s", code, escape(msg))
 		}
-		return fetch.Errorf(fetch.Protocol, "greeting: server replied %d %s", code, msg)
+		return fetch.Errorf(fetch.Protocol, "greeting: server replied %d %s", code, escape(msg))
 	}
 	if req.URL.Scheme == "ftp" && h.ExplicitTLS {
 		code, msg, err := c.cmd("AUTH TLS")
@@ -127,7 +128,7 @@ func (h *Handler) logIn(ctx context.Context, c *ctrl, req *fetch.Request, lg log
 			return err
 		}
 		if code != 234 {
-			return fetch.Errorf(fetch.Unsupported, "AUTH TLS: the server offers no TLS: %d %s", code, msg)
+			return fetch.Errorf(fetch.Unsupported, "AUTH TLS: the server offers no TLS: %d %s", code, escape(msg))
 		}
 		if err := c.startTLS(ctx, h.tlsConfig(req)); err != nil {
 			return err
@@ -187,7 +188,7 @@ func (c *ctrl) authenticate(req *fetch.Request, lg login) error {
 		return nil
 	case 331:
 	case 332:
-		return fetch.Errorf(fetch.Auth, "%s: the server asks for an account (ACCT), which a URL cannot give: %d %s", line, code, msg)
+		return fetch.Errorf(fetch.Auth, "%s: the server asks for an account (ACCT), which a URL cannot give: %d %s", line, code, escape(msg))
 	default:
 		return c.unexpected(line, code, msg)
 	}
@@ -211,10 +212,10 @@ func (c *ctrl) authenticate(req *fetch.Request, lg login) error {
 	case 230, 202:
 		return nil
 	case 332:
-		return fetch.Errorf(fetch.Auth, "PASS ****: the server asks for an account (ACCT), which a URL cannot give: %d %s", code, msg)
+		return fetch.Errorf(fetch.Auth, "PASS ****: the server asks for an account (ACCT), which a URL cannot give: %d %s", code, escape(msg))
 	}
 	if code/100 == 5 || code/100 == 4 {
-		return fetch.Errorf(fetch.Auth, "login as %q refused: %d %s", lg.user, code, msg)
+		return fetch.Errorf(fetch.Auth, "login as %q refused: %d %s", lg.user, code, escape(msg))
 	}
 	return c.unexpected("PASS ****", code, msg)
 }

@@ -8,8 +8,8 @@ import (
 
 // Plan returns the commands Fetch sends for req on a new control
 // connection, passwords as "****": the login, PWD, one CWD per <cwd>
-// segment, and then NLST, or TYPE, SIZE (and MDTM for req.Head), REST for
-// req.Offset, and RETR. The data connection's command (EPSV, or EPRT in
+// segment, and then NLST; or TYPE I, SIZE and MDTM for req.Head; or TYPE,
+// SIZE in TYPE I, REST for req.Offset, and RETR. The data connection's command (EPSV, or EPRT in
 // active mode) is listed before the transfer command; a server without it
 // is sent PASV or PORT instead.
 func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
@@ -44,9 +44,12 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 		}
 		return append(lines, "TYPE A", data, line), nil
 	}
-	lines = append(lines, "TYPE "+j.typ, "SIZE "+j.name)
 	if req.Head {
-		return append(lines, "MDTM "+j.name), nil
+		return append(lines, "TYPE I", "SIZE "+j.name, "MDTM "+j.name), nil
+	}
+	lines = append(lines, "TYPE "+j.typ)
+	if j.typ == "I" {
+		lines = append(lines, "SIZE "+j.name)
 	}
 	lines = append(lines, data)
 	if req.Offset > 0 {

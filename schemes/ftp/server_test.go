@@ -28,19 +28,21 @@ type fakeServer struct {
 	users   map[string]string // user → password; "anonymous" takes any
 
 	// Behaviour switches, set before the first connection.
-	homes      map[string]string // user → login directory; default "/"
-	pwd        string            // PWD reply text; default the quoted home
-	noEPSV     bool
-	noSize     bool
-	noRest     bool
-	ignoreRest bool                // REST is accepted (350) but RETR sends from the start
-	emptyCWD   string              // where "CWD " with no argument goes; "" refuses with 550
-	cut426     map[string]bool     // RETR of these paths: half the data, then 426
-	noFinal    map[string]bool     // RETR of these paths: the data, then the control connection closes
-	sizeExtra  map[string]int64    // SIZE of these paths is overstated by this much
-	hold       map[string]chan int // RETR of these paths: half the data, then wait for the channel to close
-	tlsConf    *tls.Config         // when set, AUTH TLS, PBSZ and PROT are understood
-	implicit   bool                // with tlsConf: TLS from the first byte (ftps)
+	homes        map[string]string // user → login directory; default "/"
+	pwd          string            // PWD reply text; default the quoted home
+	noEPSV       bool
+	noSize       bool
+	noRest       bool
+	ignoreRest   bool                // REST is accepted (350) but RETR sends from the start
+	emptyCWD     string              // where "CWD " with no argument goes; "" refuses with emptyCWDCode
+	emptyCWDCode int                 // the refusal of an empty CWD; 0 means 550
+	asciiNoSize  bool                // SIZE in TYPE A is refused (550), as proftpd does
+	cut426       map[string]bool     // RETR of these paths: half the data, then 426
+	noFinal      map[string]bool     // RETR of these paths: the data, then the control connection closes
+	sizeExtra    map[string]int64    // SIZE of these paths is overstated by this much
+	hold         map[string]chan int // RETR of these paths: half the data, then wait for the channel to close
+	tlsConf      *tls.Config         // when set, AUTH TLS, PBSZ and PROT are understood
+	implicit     bool                // with tlsConf: TLS from the first byte (ftps)
 
 	mu     sync.Mutex
 	refuse map[string]bool // CWD to these absolute paths fails (set with refuseCWD)
@@ -131,6 +133,7 @@ type session struct {
 	pasv   net.Listener
 	port   string
 	protP  bool
+	typ    string
 }
 
 func (s *fakeServer) serve(c net.Conn, id int) {
@@ -203,7 +206,11 @@ func (ss *session) handle(verb, arg string) bool {
 	case "CWD":
 		if arg == "" {
 			if s.emptyCWD == "" {
-				ss.reply(550, "Failed to change directory.")
+				code := s.emptyCWDCode
+				if code == 0 {
+					code = 550
+				}
+				ss.reply(code, "Failed to change directory.")
 				return true
 			}
 			ss.cwd = s.emptyCWD
@@ -221,10 +228,13 @@ func (ss *session) handle(verb, arg string) bool {
 		ss.cwd = p
 		ss.reply(250, "Directory successfully changed.")
 	case "TYPE":
+		ss.typ = arg
 		ss.reply(200, "Switching to "+arg+" mode.")
 	case "SIZE":
 		f, ok := s.files[ss.abs(arg)]
-		if s.noSize {
+		if s.asciiNoSize && ss.typ == "A" {
+			ss.reply(550, "SIZE not allowed in ASCII mode")
+		} else if s.noSize {
 			ss.reply(502, "SIZE not implemented.")
 		} else if !ok {
 			ss.reply(550, "Could not get file size.")

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -234,11 +235,12 @@ func ask(req *fetch.Request, label string, secret bool) (string, error) {
 // session is one connection carrying one request: the buffered reader of
 // the reply, and the means to end it.
 type session struct {
-	conn net.Conn // the TLS conn for gophers, else the *fetch.Conn
-	br   *bufio.Reader
-	stop func() bool
-	once sync.Once
-	err  error
+	conn   net.Conn // the TLS conn for gophers, else the *fetch.Conn
+	br     *bufio.Reader
+	clock  *lineClock // under br; nil until the request is sent
+	stop   func() bool
+	cancel context.CancelCauseFunc
+	once   sync.Once
 }
 
 // Close stops watching the context and closes the connection; it is safe
@@ -246,6 +248,10 @@ type session struct {
 func (s *session) Close() error {
 	s.once.Do(func() {
 		s.stop()
+		if s.clock != nil {
+			s.clock.stop()
+		}
+		s.cancel(nil)
 		s.conn.Close()
 	})
 	return nil
@@ -265,7 +271,10 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 	if err != nil {
 		return nil, err
 	}
-	s := &session{conn: fc, stop: fc.Watch(ctx)}
+	// The session's own context: the line clock ends it when a line is
+	// too slow in coming.
+	sctx, cancel := context.WithCancelCause(ctx)
+	s := &session{conn: fc, stop: fc.Watch(sctx), cancel: cancel}
 	if u.Scheme == "gophers" {
 		cfg := &tls.Config{}
 		if req.TLS != nil {
@@ -302,7 +311,12 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 	if m := h.maxLine() + 8; m > size {
 		size = m
 	}
-	s.br = bufio.NewReaderSize(s.conn, size)
+	idle := req.IdleTimeout
+	if idle <= 0 {
+		idle = 60 * time.Second
+	}
+	s.clock = newLineClock(s.conn, idle, cancel)
+	s.br = bufio.NewReaderSize(s.clock, size)
 	return s, nil
 }
 

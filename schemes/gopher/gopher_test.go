@@ -214,6 +214,8 @@ func TestErrors(t *testing.T) {
 		"/resetdot":  reset("a\r\n..b\r\n"),
 		"/silent":    hang,
 		"/huge3":     send("3" + strings.Repeat("y", 100000) + "\r\n"),
+		"/gone-two":  send("3Not found\t\terror.host\t1\r\n3Try elsewhere\terr\terror.host\t1\r\n.\r\n"),
+		"/gone-open": send("3Not found\t\terror.host\t1"),
 	})
 	addr := "gopher://" + s.addr + "/"
 	short := func(r *fetch.Request) { r.IdleTimeout = 50 * time.Millisecond }
@@ -226,6 +228,8 @@ func TestErrors(t *testing.T) {
 		{"0/gone", nil, fetch.NotFound, "Item not found: /gone"},
 		{"1/gone", nil, fetch.NotFound, "Item not found"},
 		{"9/gone", nil, fetch.NotFound, "Item not found"},
+		{"0/gone-two", nil, fetch.NotFound, "Not found"},
+		{"9/gone-open", nil, fetch.NotFound, "Not found"},
 		{"0/nowhere", nil, fetch.NotFound, "does not exist"},
 		{"0/reset", nil, fetch.Incomplete, ""},
 		{"9/resetbin", nil, fetch.Incomplete, ""},
@@ -256,6 +260,26 @@ func TestErrors(t *testing.T) {
 	}
 	if _, got, err := get(t, &Handler{}, addr+"0/gone-bare", nil); err != nil || string(got) != "3No such thing\r\n" {
 		t.Errorf("fetch 0/gone-bare = %q, %v", got, err)
+	}
+	// Files that begin like an error item are data unless the whole reply
+	// is the server's error form.
+	for name, data := range map[string]string{
+		"tsv":        "3\t1994\tRFC\t1738\n",
+		"tsv-lines":  "3\t1994\tRFC\t1738\n4\t1994\tRFC\t1808\n",
+		"binary":     "3\tx\ty\t1\r\n" + string(binary(3000)),
+		"then-data":  "3Oops\t\th\t1\r\nmore data\r\n",
+		"after-dot":  "3Oops\t\th\t1\r\n.\r\nmore data\r\n",
+		"bad-port":   "3Oops\t\th\tport\r\n",
+		"empty-3rd":  "3Oops\t\th\t1\r\n3\t\th\t1\r\n",
+		"long-reply": strings.Repeat("3Oops\t\th\t1\r\n", 20000),
+	} {
+		s.routes["/"+name] = send(data)
+		for _, typ := range []string{"0", "9"} {
+			_, got, err := get(t, &Handler{}, addr+typ+"/"+name, nil)
+			if err != nil || string(got) != data {
+				t.Errorf("fetch %s/%s = %d bytes, %v; want the %d bytes of the file", typ, name, len(got), err, len(data))
+			}
+		}
 	}
 	// An endless first line is bounded: looked at up to MaxLine, then data.
 	if _, got, err := get(t, &Handler{MaxLine: 1000}, addr+"0/huge3", nil); err != nil || len(got) != 100003 {

@@ -71,7 +71,7 @@ func (h *Handler) plusReply(s *session, req *fetch.Request, g url.Gopher) (*fetc
 		}
 		return nil, fetch.Errorf(fetch.Protocol, "the server does not speak Gopher+: it answered %q", sanitize(truncate(hdr, 80)))
 	}
-	req.Trace.Recv(hdr)
+	req.Trace.Recv(sanitize(hdr))
 	s.br.Discard(len(line))
 	if isErr {
 		return nil, h.plusError(s, size)
@@ -98,6 +98,7 @@ func (h *Handler) plusReply(s *session, req *fetch.Request, g url.Gopher) (*fetc
 	if res.Kind == fetch.KindMenu {
 		r = &capReader{r: r, n: h.maxMenu()}
 	}
+	s.clock.lines(res.Kind == fetch.KindMenu)
 	res.Body = &body{s: s, r: r}
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -19,6 +20,9 @@ func (h *Handler) plainReply(s *session, req *fetch.Request, g url.Gopher) (*fet
 	if err := h.checkErrorItem(s, req); err != nil {
 		return nil, err
 	}
+	// Each line of a menu must come within the idle timeout; an item of
+	// any other type is not made of lines.
+	s.clock.lines(isMenuType(g.Type))
 	res := newResource(req, g.Type)
 	switch {
 	case isMenuType(g.Type):
@@ -32,9 +36,11 @@ func (h *Handler) plainReply(s *session, req *fetch.Request, g url.Gopher) (*fet
 	return res, nil
 }
 
-// checkErrorItem peeks at the reply's first line: when it is a whole menu
-// line (four fields) of type 3, RFC 1436's error item, the fetch fails
-// with Kind NotFound and the server's text.
+// checkErrorItem looks at a reply that begins with "3": when the whole
+// reply is a server's error form, RFC 1436's error items (well-formed
+// menu lines of type 3 with a display string), optionally ended by a lone
+// "." line, the fetch fails with Kind NotFound and the server's text. Any
+// other reply is data, left unread: a file may well begin "3\t".
 func (h *Handler) checkErrorItem(s *session, req *fetch.Request) error {
 	b, err := s.br.Peek(1)
 	if err != nil {
@@ -47,16 +53,91 @@ func (h *Handler) checkErrorItem(s *session, req *fetch.Request) error {
 	if b[0] != '3' {
 		return nil
 	}
-	line, err := peekLine(s.br, h.maxLine())
-	if err != nil {
+	reply, err := peekErrorForm(s.br, h.maxLine())
+	if err != nil || reply == nil {
 		return err
 	}
-	req.Trace.Recv(traceable(string(bytes.TrimRight(line, "\r\n"))))
-	it, ok := ParseItem(string(line))
-	if !ok || it.Type != '3' || bytes.Count(line, []byte("\t")) < 3 {
-		return nil
+	var texts []string
+	for _, l := range reply {
+		req.Trace.Recv(traceable(sanitize(string(l))))
+		if len(l) > 0 && l[0] == '3' {
+			it, _ := ParseItem(string(l))
+			texts = append(texts, it.Display)
+		}
 	}
-	return fetch.Errorf(fetch.NotFound, "the server answers with an error item: %s", sanitize(truncate(it.Display, 300)))
+	return fetch.Errorf(fetch.NotFound, "the server answers with an error item: %s", sanitize(truncate(strings.Join(texts, " "), 300)))
+}
+
+// peekErrorForm returns the lines of the reply, without their line ends
+// and without consuming them, when the reply is wholly a server's error
+// form; nil when it is anything else. It reads ahead until the server
+// closes, but no further than the buffer of br and no line longer than
+// max: a reply that runs on is data.
+func peekErrorForm(br *bufio.Reader, max int) ([][]byte, error) {
+	var (
+		lines [][]byte
+		done  int  // bytes of br's buffer checked as whole lines
+		ended bool // a "." line was seen
+	)
+	for seen := 0; ; {
+		// Wait for at least one byte more than seen so far.
+		b, err := br.Peek(seen + 1)
+		if len(b) <= seen {
+			if err == io.EOF || err == bufio.ErrBufferFull {
+				break
+			}
+			return nil, readErr(err)
+		}
+		b, _ = br.Peek(br.Buffered())
+		seen = len(b)
+		for {
+			i := bytes.IndexByte(b[done:], '\n')
+			if i < 0 {
+				break
+			}
+			line := bytes.TrimSuffix(b[done:done+i], []byte("\r"))
+			if ended || !errorLine(line, max) && string(line) != "." {
+				return nil, nil
+			}
+			if string(line) == "." {
+				ended = true
+			} else {
+				lines = append(lines, line)
+			}
+			done += i + 1
+		}
+		if len(b)-done > max {
+			return nil, nil
+		}
+	}
+	b, _ := br.Peek(br.Buffered())
+	if len(b) >= br.Size() {
+		return nil, nil // a reply that runs on
+	}
+	if done < len(b) {
+		// A last line without its line end.
+		line := b[done:]
+		if ended || !errorLine(line, max) {
+			return nil, nil
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	return lines, nil
+}
+
+// errorLine reports whether line (without its line end) is a well-formed
+// error item: type 3, a display string, then selector, host and port as in
+// any menu line.
+func errorLine(line []byte, max int) bool {
+	if len(line) < 2 || len(line) > max || line[0] != '3' || line[1] == '\t' {
+		return false
+	}
+	// As a menu line of any other type it must parse strictly.
+	_, ok := ParseItem("0" + string(line[1:]))
+	return ok
 }
 
 // peekLine returns the first line of the reply, with its line end, without

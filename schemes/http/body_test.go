@@ -235,3 +235,43 @@ func TestResume(t *testing.T) {
 		}
 	}
 }
+
+// TestDrippedHeader checks that the reply's header block as a whole must
+// arrive within the idle timeout: a server that sends it a byte at a time,
+// each well within the timeout, is cut off.
+func TestDrippedHeader(t *testing.T) {
+	stop := make(chan struct{})
+	addr := fetchtest.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil || line == "\r\n" {
+				break
+			}
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Drip: ")
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := c.Write([]byte("x")); err != nil {
+					return
+				}
+			}
+		}
+	})
+	t.Cleanup(func() { close(stop) })
+	h := newHandler(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "http://"+addr+"/"), IdleTimeout: 500 * time.Millisecond})
+	if err == nil {
+		res.Body.Close()
+	}
+	if !errors.Is(err, fetch.Timeout) || ctx.Err() != nil {
+		t.Fatalf("Fetch of a dripped header: %v (kind %v, context %v), want kind Timeout from the idle timeout", err, fetch.KindOf(err), ctx.Err())
+	}
+}

@@ -44,7 +44,8 @@ const noObject = "mailto designates an address, not a data object (RFC 1738 §3.
 
 // Address returns the RFC 822 addr-spec a mailto URL designates, decoded
 // and validated, or an error of Kind Malformed (or Refused for a CR, LF or
-// NUL).
+// NUL). An address holding '<' or '>' (possible in a quoted local part) is
+// refused as Malformed: it could end the address early in RCPT TO.
 func Address(u *url.URL) (string, error) {
 	a := u.Mailto().Address
 	if strings.ContainsAny(a, "\r\n\x00") {
@@ -59,7 +60,13 @@ func Address(u *url.URL) (string, error) {
 	}
 	// Address holds the local part unquoted; String quotes it again
 	// where RFC 5322 needs quotes ("joe q"@example.com).
-	return strings.TrimSuffix(strings.TrimPrefix(p.String(), "<"), ">"), nil
+	addr := strings.TrimSuffix(strings.TrimPrefix(p.String(), "<"), ">")
+	if strings.ContainsAny(addr, "<>") {
+		// Valid in a quoted local part, but a relay that cuts RCPT TO:<...>
+		// at the first '>' would read the rest as parameters.
+		return "", fetch.Errorf(fetch.Malformed, "the address %q holds a '<' or '>', which a relay may take for the end of the address", addr)
+	}
+	return addr, nil
 }
 
 // hello returns the EHLO name.
@@ -190,14 +197,14 @@ func (h *Handler) send(ctx context.Context, req *fetch.Request, rl relay, creds 
 	if tlsConfig.ServerName == "" {
 		tlsConfig.ServerName = rl.host
 	}
-	c := newClient(conn, false, req.Trace)
+	c := newClient(conn, false, req.Trace, req.IdleTimeout)
 	defer func() { c.conn.Close() }()
 	if rl.implicit {
 		tc := tls.Client(conn, tlsConfig)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			return "", fetch.Errorf(fetch.Connect, "TLS with the relay: %w", err)
 		}
-		c = newClient(tc, true, req.Trace)
+		c = newClient(tc, true, req.Trace, req.IdleTimeout)
 	}
 	if _, _, err := c.reply(220); err != nil {
 		return "", classify(err, "the greeting")

@@ -169,6 +169,8 @@ func TestAddress(t *testing.T) {
 		{"mailto:joe", "", fetch.Malformed},
 		{"mailto:a@example.com,b@example.com", "", fetch.Malformed},
 		{"mailto:joe%0D%0ARCPT@example.com", "", fetch.Refused},
+		{"mailto:%22x%3E%20NOTIFY=SUCCESS%22@x.org", "", fetch.Malformed}, // '>' would end RCPT TO early
+		{"mailto:%22a%3Cb%22@x.org", "", fetch.Malformed},
 	}
 	for _, tt := range tests {
 		got, err := Address(parse(t, tt.url))

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/textproto"
 	"strings"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -31,16 +32,28 @@ type client struct {
 	trace *fetch.Trace
 }
 
-// limitReader fails a read once more than n bytes have been read since
-// the last reset: the bound on one reply.
+// limitReader fails a read once more than n bytes have been read, or the
+// time is past end, since the last reset: the bounds on one reply, so that
+// a reply dripped a byte at a time cannot last for ever.
 type limitReader struct {
-	r io.Reader
-	n int
+	r    io.Reader
+	n    int
+	idle time.Duration // the time one reply may take
+	end  time.Time
+}
+
+// reset starts the bounds of a new reply.
+func (l *limitReader) reset() {
+	l.n = maxReply
+	l.end = time.Now().Add(l.idle)
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {
 	if l.n <= 0 {
 		return 0, fetch.Errorf(fetch.Protocol, "an SMTP reply longer than %d bytes", maxReply)
+	}
+	if time.Now().After(l.end) {
+		return 0, fetch.Errorf(fetch.Timeout, "an SMTP reply took longer than %v", l.idle)
 	}
 	if len(p) > l.n {
 		p = p[:l.n]
@@ -50,9 +63,15 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func newClient(conn net.Conn, isTLS bool, trace *fetch.Trace) *client {
+// newClient starts a conversation on conn, each reply of which must come
+// whole within idle (zero: 60 seconds).
+func newClient(conn net.Conn, isTLS bool, trace *fetch.Trace, idle time.Duration) *client {
+	if idle <= 0 {
+		idle = 60 * time.Second
+	}
 	c := &client{conn: conn, tls: isTLS, trace: trace}
-	c.lim = &limitReader{r: conn, n: maxReply}
+	c.lim = &limitReader{r: conn, idle: idle}
+	c.lim.reset()
 	c.r = textproto.NewReader(bufio.NewReader(c.lim))
 	c.w = textproto.NewWriter(bufio.NewWriter(conn))
 	return c
@@ -62,7 +81,7 @@ func newClient(conn net.Conn, isTLS bool, trace *fetch.Trace) *client {
 // textproto.Reader.ReadResponse does: 2 for any 2xx, 250 exactly), and
 // traces it.
 func (c *client) reply(want int) (int, string, error) {
-	c.lim.n = maxReply
+	c.lim.reset()
 	code, msg, err := c.r.ReadResponse(want)
 	if code != 0 {
 		for _, l := range strings.Split(msg, "\n") {
@@ -121,7 +140,7 @@ func (c *client) startTLS(ctx context.Context, cfg *tls.Config) error {
 		return fetch.Errorf(fetch.Connect, "TLS with the relay: %w", err)
 	}
 	c.trace.Notef("TLS %s with %s", tls.VersionName(tc.ConnectionState().Version), cfg.ServerName)
-	*c = *newClient(tc, true, c.trace)
+	*c = *newClient(tc, true, c.trace, c.lim.idle)
 	return nil
 }
 
@@ -175,7 +194,7 @@ func (c *client) data(m *message) (string, error) {
 	}
 	c.trace.Notef("sending the message")
 	dw := c.w.DotWriter()
-	readErr, writeErr := m.writeTo(dw)
+	readErr, writeErr := m.writeTo(&crlfWriter{w: dw})
 	if readErr != nil {
 		return "", readErr
 	}

@@ -49,6 +49,10 @@ type Handler struct {
 	// URL names ("telnet: log in as USER with password PASS", as §3.8
 	// asks). Nil means no advice is printed. The CLI sets it to stderr.
 	Advise io.Writer
+	// Width and Height are the window size reported to a server that asks
+	// for it (NAWS, RFC 1073). Zero means the size of the terminal on
+	// standard output (or input), else DefaultWidth×DefaultHeight.
+	Width, Height int
 }
 
 var (
@@ -166,7 +170,8 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request) (*Session, error
 	if err != nil {
 		return nil, err
 	}
-	s := newSession(ctx, conn.Conn, req.IdleTimeout, req.Trace)
+	w, ht := windowSize(h.Width, h.Height)
+	s := newSession(ctx, conn.Conn, req.IdleTimeout, req.Trace, w, ht)
 	if h.Login && creds != nil {
 		if err := s.login(creds, loginRE, passRE, req.IdleTimeout); err != nil {
 			s.Close()

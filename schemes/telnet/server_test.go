@@ -39,6 +39,9 @@ type peer struct {
 	// cmds holds the client's negotiation commands as "DO 1", "WILL 31",
 	// "SB 31 ..."
 	cmds []string
+	// subs holds the client's subnegotiations, option first, IAC IAC
+	// decoded.
+	subs [][]byte
 }
 
 func (p *peer) send(b ...byte) {
@@ -90,6 +93,9 @@ func (p *peer) readByte() (byte, error) {
 				sb = append(sb, c)
 			}
 			p.record(fmt.Sprintf("SB %d", sb[0]))
+			p.mu.Lock()
+			p.subs = append(p.subs, sb)
+			p.mu.Unlock()
 		default:
 			p.record(fmt.Sprintf("CMD %d", cmd))
 		}
@@ -100,6 +106,12 @@ func (p *peer) record(s string) {
 	p.mu.Lock()
 	p.cmds = append(p.cmds, s)
 	p.mu.Unlock()
+}
+
+func (p *peer) subnegotiations() [][]byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([][]byte(nil), p.subs...)
 }
 
 func (p *peer) commands() []string {

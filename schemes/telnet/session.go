@@ -1,13 +1,14 @@
 package telnet
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -20,8 +21,8 @@ import (
 // Network Virtual Terminal (RFC 854): Read returns the server's output with
 // the telnet commands removed, Write sends text. Option negotiation is
 // answered underneath by github.com/ziutek/telnet (ECHO and SUPPRESS-GO-AHEAD
-// are accepted, NAWS is answered with the largest window, everything else
-// is refused).
+// are accepted, NAWS is answered with the window size, everything else is
+// refused).
 //
 // Write turns every line ending (CR, LF or CR LF) into the CR LF the NVT
 // requires and doubles the IAC byte, so a script writes "ls\n" and a raw
@@ -40,8 +41,8 @@ type Session struct {
 	tc    *ztelnet.Conn
 	idle  time.Duration
 	trace *fetch.Trace
+	ctx   context.Context
 	stop  func() bool
-	cause atomic.Pointer[error]
 
 	dlMu sync.Mutex // guards rdl, wdl and the deadlines set on raw
 	rdl  time.Time  // the caller's read deadline; zero means none
@@ -54,22 +55,27 @@ type Session struct {
 	lastCR bool       // the last byte written was a CR turned into CR LF
 	wbuf   []byte
 
+	nawsMu   sync.Mutex // guards the fields below
+	width    int        // the window size NAWS reports
+	height   int
+	nawsOn   bool // the client has sent WILL NAWS
+	nawsSkip bool // the library's own NAWS subnegotiation is under way
+
 	closeOnce sync.Once
 }
 
 var _ io.ReadWriteCloser = (*Session)(nil)
 
 // newSession wraps the connection conn (not yet used) as a Session whose
-// writes wait at most idle, and ties it to ctx until Close.
-func newSession(ctx context.Context, conn net.Conn, idle time.Duration, trace *fetch.Trace) *Session {
+// writes wait at most idle, and ties it to ctx until Close. NAWS reports
+// width×height.
+func newSession(ctx context.Context, conn net.Conn, idle time.Duration, trace *fetch.Trace, width, height int) *Session {
 	if idle <= 0 {
 		idle = 60 * time.Second
 	}
-	s := &Session{raw: conn, idle: idle, trace: trace}
+	s := &Session{raw: conn, ctx: ctx, idle: idle, trace: trace, width: width, height: height}
 	s.tc, _ = ztelnet.NewConn(wire{Conn: conn, s: s}) // NewConn never fails
 	s.stop = context.AfterFunc(ctx, func() {
-		err := context.Cause(ctx)
-		s.cause.Store(&err)
 		s.dlMu.Lock()
 		s.raw.SetDeadline(longAgo)
 		s.dlMu.Unlock()
@@ -88,11 +94,65 @@ type wire struct {
 }
 
 func (w wire) Write(p []byte) (int, error) {
+	if w.s.replaceNAWS(p) {
+		return len(p), nil
+	}
 	w.s.armWrite()
 	if len(p) >= 3 && p[0] == iac && p[1] >= will && p[1] <= dont {
 		w.s.trace.Send(describe(p))
 	}
 	return w.Conn.Write(p)
+}
+
+// replaceNAWS swallows the library's malformed NAWS subnegotiation (see
+// libNAWSStart) and sends the session's window size, correctly encoded, in
+// its place. It reports whether p was swallowed.
+func (s *Session) replaceNAWS(p []byte) bool {
+	s.nawsMu.Lock()
+	defer s.nawsMu.Unlock()
+	switch {
+	case bytes.Equal(p, libWillNAWS):
+		s.nawsOn = true
+	case bytes.Equal(p, libNAWSStart):
+		s.nawsSkip = true
+		return true
+	case s.nawsSkip && bytes.Equal(p, libNAWSSizes):
+		return true
+	case s.nawsSkip && bytes.Equal(p, libNAWSEnd):
+		s.nawsSkip = false
+		s.sendNAWS() // a failure shows on the connection's next use
+		return true
+	}
+	return false
+}
+
+// sendNAWS sends the window size, with nawsMu held.
+func (s *Session) sendNAWS() error {
+	s.trace.Send(fmt.Sprintf("IAC SB NAWS %d %d IAC SE", s.width, s.height))
+	s.armWrite()
+	_, err := s.raw.Write(nawsCommand(s.width, s.height))
+	return err
+}
+
+// SetWindowSize sets the window size NAWS reports (RFC 1073) and, once
+// the server has asked for it, tells the server, as a terminal does when
+// its window changes.
+func (s *Session) SetWindowSize(width, height int) error {
+	if width <= 0 || height <= 0 {
+		return fetch.Errorf(fetch.Usage, "window size %dx%d: both must be positive", width, height)
+	}
+	s.nawsMu.Lock()
+	defer s.nawsMu.Unlock()
+	s.width, s.height = width, height
+	if s.nawsOn && !s.nawsSkip {
+		if err := s.dead(); err != nil {
+			return err
+		}
+		if err := s.sendNAWS(); err != nil {
+			return fetch.Classify(err)
+		}
+	}
+	return nil
 }
 
 // Telnet command bytes (RFC 854), for the trace.
@@ -129,10 +189,11 @@ func itoa(n int) string {
 
 // dead returns the context's cause once the session's context is done.
 func (s *Session) dead() error {
-	if p := s.cause.Load(); p != nil {
-		return fetch.Wrap(fetch.KindOf(*p), *p)
+	if s.ctx.Err() == nil {
+		return nil
 	}
-	return nil
+	err := context.Cause(s.ctx)
+	return fetch.Wrap(fetch.KindOf(err), err)
 }
 
 // armWrite sets the write deadline for one write: the idle timeout from

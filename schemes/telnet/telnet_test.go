@@ -72,8 +72,7 @@ func TestConformance(t *testing.T) {
 
 // TestNegotiation checks that the library answers the server's options:
 // ECHO and SGA accepted, TERMINAL-TYPE refused, NAWS answered with a size
-// (the library sends 65535x65535 without doubling the IAC bytes, so only the
-// option is checked).
+// (whose bytes TestNAWSOnTheWire checks).
 func TestNegotiation(t *testing.T) {
 	addr, done := serve(t, func(p *peer) {
 		p.send(cIAC, cWILL, oECHO, cIAC, cWILL, oSGA, cIAC, cDO, oTTYPE, cIAC, cDO, oNAWS)
@@ -374,5 +373,71 @@ func TestOpen(t *testing.T) {
 	got, _ := io.ReadAll(s)
 	if string(got) != "hi\r\n" {
 		t.Errorf("read %q", got)
+	}
+}
+
+// TestLoginRefused checks that a refused login is an error of Kind Auth,
+// whether the server says so or prompts for the login again, and that an
+// accepted one is not.
+func TestLoginRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, answer string
+		want         fetch.Kind
+	}{
+		{"login incorrect", "\r\nLogin incorrect\r\n", fetch.Auth},
+		{"busybox", "\r\n\r\nLogin incorrect\r\nhost login: ", fetch.Auth},
+		{"prompt again", "\r\nlogin: ", fetch.Auth},
+		{"welcome", "\r\nWelcome, fred\r\ndemo$ ", 0},
+		{"motd", "\r\nLinux host 6.1.0\r\n\r\nThe programs included\r\n", 0},
+		{"shell prompt only", "\r\n$ ", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, _ := serve(t, func(p *peer) {
+				p.sendf("login: ")
+				p.readLine()
+				p.sendf("Password: ")
+				p.readLine()
+				p.sendf("%s", tc.answer)
+				drain(p)
+			})
+			h := &Handler{Login: true}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "telnet://fred:wrong@"+addr), IdleTimeout: 10 * time.Second})
+			if tc.want == 0 {
+				if err != nil {
+					t.Fatalf("Fetch: %v, want a session", err)
+				}
+				res.Body.Close()
+				return
+			}
+			if err == nil {
+				res.Body.Close()
+			}
+			if fetch.KindOf(err) != tc.want {
+				t.Errorf("Fetch: %v, want Kind %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPipeTimeoutNamesURL checks that a session cut by its deadline fails
+// with the Client's error, which names the URL.
+func TestPipeTimeoutNamesURL(t *testing.T) {
+	addr, _ := serve(t, drain)
+	c := &fetch.Client{}
+	c.Register("telnet", &Handler{})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	u := "telnet://" + addr
+	res, err := c.Fetch(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	err = Pipe(ctx, res.Body.(io.ReadWriter), pr, io.Discard, time.Minute)
+	if !errors.Is(err, fetch.Timeout) || !strings.Contains(err.Error(), u) {
+		t.Errorf("Pipe past the deadline: %v, want Kind Timeout naming %s", err, u)
 	}
 }

@@ -51,6 +51,11 @@ func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer) 
 		return fetch.Errorf(fetch.Usage, "interactive session: standard input is not a terminal: %w", err)
 	}
 	defer term.Restore(fd, old)
+	if ws, ok := s.(interface{ SetWindowSize(w, h int) error }); ok {
+		if w, h, err := term.GetSize(fd); err == nil && w > 0 && h > 0 {
+			ws.SetWindowSize(w, h)
+		}
+	}
 
 	keys, release := interruptible(in)
 	defer release()
@@ -68,13 +73,16 @@ func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer) 
 		}
 		return err
 	case err := <-fromKeys:
+		if err != nil && ctx.Err() != nil {
+			return ended(ctx, s, fromServer)
+		}
 		if errors.Is(err, errEscape) || err == nil {
 			fmt.Fprint(out, "\r\nConnection closed.\r\n")
 			return nil
 		}
 		return err
 	case <-ctx.Done():
-		return fetch.Classify(context.Cause(ctx))
+		return ended(ctx, s, fromServer)
 	case sig := <-sigs:
 		return fetch.Errorf(fetch.Other, "session ended by %v: %w", sig, context.Canceled)
 	}
@@ -151,6 +159,9 @@ func Pipe(ctx context.Context, s io.ReadWriter, in io.Reader, out io.Writer, lin
 		case err := <-fromServer:
 			return err
 		case err := <-fromIn:
+			if err != nil && ctx.Err() != nil {
+				return ended(ctx, s, fromServer)
+			}
 			if err != nil {
 				return err
 			}
@@ -165,7 +176,7 @@ func Pipe(ctx context.Context, s io.ReadWriter, in io.Reader, out io.Writer, lin
 		case <-quiet:
 			return nil
 		case <-ctx.Done():
-			return fetch.Classify(context.Cause(ctx))
+			return ended(ctx, s, fromServer)
 		}
 	}
 }
@@ -185,6 +196,28 @@ func (r readNotify) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// endWait bounds how long ended waits for the session's reader.
+const endWait = 5 * time.Second
+
+// ended ends session s once ctx is done: it closes s and returns the error
+// its reader got (reported on fromServer) when that is the context's cause,
+// as it is for a session of this package opened with ctx: read through a
+// fetch.Client's Body, that error names the URL. Else it returns the cause.
+func ended(ctx context.Context, s io.ReadWriter, fromServer <-chan error) error {
+	cause := context.Cause(ctx)
+	closeSession(s)
+	t := time.NewTimer(endWait)
+	defer t.Stop()
+	select {
+	case err := <-fromServer:
+		if errors.Is(err, cause) {
+			return err
+		}
+	case <-t.C:
+	}
+	return fetch.Classify(cause)
 }
 
 // closeSession closes s when it can be closed, which ends the goroutine

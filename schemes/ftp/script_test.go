@@ -1,0 +1,74 @@
+package ftp
+
+import (
+	"net"
+	"net/textproto"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+)
+
+// scripted serves FTP on 127.0.0.1 for tests of odd servers: greet writes
+// the greeting (nil: "220 ready"), and answer replies to each command,
+// returning false when it did not know the command; anonymous login and
+// PWD ("/") are answered when answer does not.
+func scripted(t *testing.T, greet func(c net.Conn), answer func(tp *textproto.Conn, verb, arg string) bool) string {
+	t.Helper()
+	return fetchtest.Serve(t, func(c net.Conn) {
+		tp := textproto.NewConn(c)
+		if greet != nil {
+			greet(c)
+		} else {
+			tp.PrintfLine("220 ready")
+		}
+		for {
+			line, err := tp.ReadLine()
+			if err != nil {
+				return
+			}
+			verb, arg, _ := strings.Cut(line, " ")
+			if answer != nil && answer(tp, verb, arg) {
+				continue
+			}
+			switch verb {
+			case "USER":
+				tp.PrintfLine("331 password, please")
+			case "PASS":
+				tp.PrintfLine("230 in")
+			case "PWD":
+				tp.PrintfLine(`257 "/"`)
+			case "TYPE":
+				tp.PrintfLine("200 ok")
+			case "QUIT":
+				tp.PrintfLine("221 bye")
+				return
+			default:
+				tp.PrintfLine("502 no")
+			}
+		}
+	})
+}
+
+// drip writes s to c one byte every d, until s is written or c fails.
+func drip(c net.Conn, s string, d time.Duration) {
+	for i := 0; i < len(s); i++ {
+		if _, err := c.Write([]byte{s[i]}); err != nil {
+			return
+		}
+		time.Sleep(d)
+	}
+}
+
+// closedPort returns a port of 127.0.0.1 that nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return p
+}
