@@ -260,4 +260,4 @@ func (e *runEnv) message() ([]byte, error) {
 }
 
 // mirror is -r.
-func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int  { return 2 }
+func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int { return 2 }
