@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/crawl"
 	"github.com/rfc1738/fetch/schemes"
 	"github.com/rfc1738/fetch/url"
 	"golang.org/x/time/rate"
@@ -155,6 +156,7 @@ type runEnv struct {
 	msg    []byte       // the --data message, read once
 	trace  *fetch.Trace // with parallel -v, the trace each transfer prefixes
 	many   bool         // more than one URL
+	sink   crawl.Sink   // --warc-file's writer, for -r
 	errMu  sync.Mutex
 
 	failMu    sync.Mutex
@@ -258,6 +260,3 @@ func (e *runEnv) message() ([]byte, error) {
 	}
 	return []byte(d), nil
 }
-
-// mirror is -r.
-func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int { return 2 }
