@@ -10,16 +10,18 @@ require (
 	golang.org/x/term v0.47.0
 )
 
-require golang.org/x/sys v0.49.0
+require (
+	github.com/temoto/robotstxt v1.1.2
+	github.com/vbauerster/mpb/v8 v8.16.2
+	golang.org/x/sync v0.24.0
+	golang.org/x/sys v0.49.0
+	golang.org/x/time v0.16.0
+)
 
 require (
 	github.com/VividCortex/ewma v1.2.0 // indirect
 	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/mattn/go-runewidth v0.0.30 // indirect
-	github.com/temoto/robotstxt v1.1.2 // indirect
 	github.com/vbauerster/cupwriter v0.0.5 // indirect
-	github.com/vbauerster/mpb/v8 v8.16.2 // indirect
-	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
 )

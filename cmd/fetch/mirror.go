@@ -96,6 +96,7 @@ func (m *mirrorRun) failed(err error) {
 
 // visit writes one page of the crawl to its file.
 func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
+	defer m.prog.finished(true)
 	if p.Err != nil {
 		m.failed(p.Err)
 		return nil

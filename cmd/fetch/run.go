@@ -194,16 +194,21 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 		go sp.flush(e.writeFailed)
 	}
 	err := b.Run(ctx, prog.count(urls), func(ctx context.Context, r *fetch.Result) error {
-		if sp == nil {
-			return e.result(ctx, r, e.stdout, prog)
+		var out io.Writer = e.stdout
+		var s *spool
+		if sp != nil {
+			s = sp.get(r.Index)
+			if r.URL != nil {
+				s.url = r.URL.Redacted()
+			}
+			out = s
 		}
-		s := sp.get(r.Index)
-		if r.URL != nil {
-			s.url = r.URL.Redacted()
-		}
-		err := e.result(ctx, r, s, prog)
-		if err == nil || r.Err != nil {
-			s.finish() // this URL's last word: its bytes may go out
+		err := e.result(ctx, r, out, prog)
+		if err == nil || r.Err != nil { // this URL's last word
+			prog.finished(false)
+			if s != nil {
+				s.finish() // its bytes may go out
+			}
 		}
 		return err
 	})
