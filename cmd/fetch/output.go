@@ -4,35 +4,51 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/rfc1738/fetch/url"
 )
 
 // fileOut writes a transfer to a file atomically: the bytes go to a
 // temporary file in the same folder, renamed over the final name only when
-// the transfer is complete. A failed transfer leaves no final file. With
-// resume, the temporary file is FILE.part, kept after a failure so that the
-// next "-C -" goes on where it stopped.
+// the transfer is complete. A failed transfer leaves no final file.
+//
+// The temporary file is ".FILE.<pid>.<random>.part", created with mode
+// 0666 so that the operating system applies the umask, as for any new
+// file. A run that was killed leaves its temporary file behind; the next
+// run writing into the same folder removes the ones whose process is gone
+// (see removeStaleParts).
+//
+// With resume (-C -), the temporary file is FILE.part, kept after a failure
+// so that the next "-C -" goes on where it stopped. An existing complete
+// FILE is resumed from without being touched until the server has sent a
+// byte of the rest: only then is it moved to FILE.part and appended to. A
+// server that ignores the range and sends everything writes a new
+// FILE.part; FILE is replaced only when that transfer completes.
 type fileOut struct {
 	final  string
 	resume bool
 	tmp    *os.File
+
+	// fromFinal is set while resuming from FILE itself: off is its size,
+	// and pending is set once the server agreed to send from off, until
+	// the first byte of the rest arrives.
+	fromFinal bool
+	pending   bool
+	off       int64
 }
 
 func (f *fileOut) partName() string { return f.final + ".part" }
 
 // open prepares the temporary file and returns the offset to resume at.
 func (f *fileOut) open() (int64, error) {
+	f.tmp, f.fromFinal, f.pending, f.off = nil, false, false, 0
 	if !f.resume {
-		dir, base := filepath.Split(f.final)
-		if dir == "" {
-			dir = "."
-		}
-		t, err := os.CreateTemp(dir, "."+base+".*.part")
+		t, err := createTemp(f.final)
 		if err != nil {
 			return 0, err
 		}
@@ -40,15 +56,16 @@ func (f *fileOut) open() (int64, error) {
 		return 0, nil
 	}
 	part := f.partName()
-	if _, err := os.Stat(part); errors.Is(err, os.ErrNotExist) {
-		// Resume from a complete-looking earlier file by moving it aside.
+	t, err := os.OpenFile(part, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		// No FILE.part: resume from a complete-looking FILE, leaving it
+		// where it is for now.
 		if fi, err := os.Stat(f.final); err == nil && fi.Mode().IsRegular() {
-			if err := os.Rename(f.final, part); err != nil {
-				return 0, err
-			}
+			f.fromFinal, f.off = true, fi.Size()
+			return f.off, nil
 		}
+		t, err = os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o666)
 	}
-	t, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return 0, err
 	}
@@ -57,33 +74,110 @@ func (f *fileOut) open() (int64, error) {
 		t.Close()
 		return 0, err
 	}
-	f.tmp = t
+	f.tmp, f.off = t, off
 	return off, nil
 }
 
 // startAt positions the file where the resource's body starts: the server
 // may resume at the offset asked, or send everything from 0.
 func (f *fileOut) startAt(off int64) error {
+	if f.fromFinal {
+		switch off {
+		case f.off:
+			f.pending = true // moved aside once the rest starts to arrive
+			return nil
+		case 0:
+			// Everything again: into a new FILE.part, FILE untouched.
+			t, err := os.OpenFile(f.partName(), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+			if err != nil {
+				return err
+			}
+			f.fromFinal, f.tmp = false, t
+			return nil
+		}
+		return fmt.Errorf("the server resumed at byte %d, not at %d where %s ends", off, f.off, f.final)
+	}
+	if off == f.off {
+		return nil // already there: a new file at 0, or a part resumed at its end
+	}
 	if err := f.tmp.Truncate(off); err != nil {
 		return err
 	}
 	_, err := f.tmp.Seek(off, io.SeekStart)
+	f.off = off
 	return err
 }
 
-func (f *fileOut) Write(p []byte) (int, error) { return f.tmp.Write(p) }
+// moveAside turns a pending resume of FILE into an append to FILE.part:
+// the server has started to send the rest.
+func (f *fileOut) moveAside() error {
+	part := f.partName()
+	if err := os.Rename(f.final, part); err != nil {
+		return err
+	}
+	t, err := os.OpenFile(part, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if end, err := t.Seek(0, io.SeekEnd); err != nil || end != f.off {
+		t.Close()
+		if err == nil {
+			err = fmt.Errorf("%s changed size while it was resumed", f.final)
+		}
+		return err
+	}
+	f.tmp, f.pending, f.fromFinal = t, false, false
+	return nil
+}
 
-// ReadFrom lets io.Copy hand the copy to the operating system.
-func (f *fileOut) ReadFrom(r io.Reader) (int64, error) { return f.tmp.ReadFrom(r) }
+func (f *fileOut) Write(p []byte) (int, error) {
+	if f.pending && len(p) > 0 {
+		if err := f.moveAside(); err != nil {
+			return 0, err
+		}
+	}
+	if f.tmp == nil {
+		return 0, errors.New("write to a closed output file")
+	}
+	return f.tmp.Write(p)
+}
+
+// ReadFrom lets io.Copy hand the copy to the operating system: the
+// *os.File's ReadFrom splices from a TCP connection and uses
+// copy_file_range from a file.
+func (f *fileOut) ReadFrom(r io.Reader) (int64, error) {
+	var n int64
+	if f.pending {
+		// Nothing is moved before a byte of the rest has arrived: a
+		// server with nothing left to send leaves FILE as it was.
+		var b [4096]byte
+		m, err := io.ReadAtLeast(r, b[:], 1)
+		if m == 0 {
+			if err == io.EOF {
+				err = nil
+			}
+			return 0, err
+		}
+		if _, err := f.Write(b[:m]); err != nil {
+			return 0, err
+		}
+		n = int64(m)
+	}
+	if f.tmp == nil {
+		return 0, errors.New("write to a closed output file")
+	}
+	m, err := f.tmp.ReadFrom(r)
+	return n + m, err
+}
 
 // commit makes the file final.
 func (f *fileOut) commit() error {
 	t := f.tmp
 	f.tmp = nil
-	// A temporary file is created 0600; the result gets the usual 0644
-	// (less the umask, as for any new file) — as curl's output does.
-	if !f.resume {
-		t.Chmod(0o666 &^ umask())
+	if t == nil {
+		// Resumed from FILE and nothing was left to send: FILE stands.
+		f.pending, f.fromFinal = false, false
+		return nil
 	}
 	if err := t.Close(); err != nil {
 		os.Remove(t.Name())
@@ -94,6 +188,7 @@ func (f *fileOut) commit() error {
 
 // abort discards the temporary file, or keeps FILE.part when resuming.
 func (f *fileOut) abort() {
+	f.pending, f.fromFinal = false, false
 	if f.tmp == nil {
 		return
 	}
@@ -102,6 +197,24 @@ func (f *fileOut) abort() {
 		os.Remove(f.tmp.Name())
 	}
 	f.tmp = nil
+}
+
+// createTemp creates the temporary file for final,
+// ".BASE.<pid>.<random>.part" in final's folder, with mode 0666 less the
+// umask. It first removes what killed runs left there.
+func createTemp(final string) (*os.File, error) {
+	dir, base := filepath.Split(final)
+	removeStaleParts(dir)
+	prefix := dir + "." + base + "." + strconv.Itoa(os.Getpid()) + "."
+	for range 100 {
+		name := prefix + fmt.Sprintf("%08x", rand.Uint32()) + ".part"
+		t, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		return t, err
+	}
+	return nil, fmt.Errorf("cannot create a temporary file for %s", final)
 }
 
 // remoteName is the -O file name: the URL's last path segment, decoded.
@@ -151,11 +264,4 @@ func remoteName(u *url.URL) (string, error) {
 		return "", fmt.Errorf("-O: the URL's file name %q holds a path separator", name)
 	}
 	return name, nil
-}
-
-// umask returns the process's file mode creation mask.
-func umask() os.FileMode {
-	m := syscall.Umask(0)
-	syscall.Umask(m)
-	return os.FileMode(m)
 }

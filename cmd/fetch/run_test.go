@@ -280,18 +280,3 @@ func TestParallelLargeOutputs(t *testing.T) {
 		t.Errorf("--parallel 3 of large files: %d bytes, exit %d (%s); want %d bytes in order", len(out), code, errs, want.Len())
 	}
 }
-
-// -o gives the file the usual mode, not the temporary file's 0600.
-func TestOutputMode(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	os.WriteFile(src, []byte("x"), 0o644)
-	dst := filepath.Join(dir, "dst")
-	if _, errs, code := fetchCmd(t, "", "-o", dst, "file://"+src); code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	fi, err := os.Stat(dst)
-	if err != nil || fi.Mode().Perm() != 0o666&^umask() {
-		t.Errorf("mode of -o file = %v, %v; want %v", fi.Mode().Perm(), err, 0o666&^umask())
-	}
-}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// procUmask reads the process's umask without changing it.
+func procUmask(t *testing.T) os.FileMode {
+	t.Helper()
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "Umask:"); ok {
+			m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return os.FileMode(m)
+		}
+	}
+	t.Skip("no Umask in /proc/self/status")
+	return 0
+}
+
+// -o gives the file the usual mode (0666 less the umask), not a temporary
+// file's 0600.
+func TestOutputMode(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.WriteFile(src, []byte("x"), 0o644)
+	want := 0o666 &^ procUmask(t)
+	for _, args := range [][]string{{"-o", "dst"}, {"-C", "-", "-o", "dst2"}} {
+		args[len(args)-1] = filepath.Join(dir, args[len(args)-1])
+		if _, errs, code := fetchCmd(t, "", append(args, "file://"+src)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		fi, err := os.Stat(args[len(args)-1])
+		if err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%v: mode = %v, %v; want %v", args, fi.Mode().Perm(), err, want)
+		}
+	}
+}
+
+// Output files written from many goroutines at once leave the process's
+// umask as it was, and every file gets its mode from it.
+func TestOutputUmaskConcurrent(t *testing.T) {
+	before := procUmask(t)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				f := &fileOut{final: filepath.Join(dir, strconv.Itoa(g*1000+i))}
+				if _, err := f.open(); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := f.commit(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if after := procUmask(t); after != before {
+		t.Fatalf("umask %03o after concurrent outputs, was %03o", after, before)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		fi, _ := e.Info()
+		if fi.Mode().Perm() != 0o666&^before {
+			t.Fatalf("%s has mode %v, want %v", e.Name(), fi.Mode().Perm(), 0o666&^before)
+		}
+	}
+}
