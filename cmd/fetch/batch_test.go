@@ -97,14 +97,18 @@ func TestInputFileStreams(t *testing.T) {
 	}
 }
 
+// notifyWriter closes seen once two lines were written. (It has no
+// ReadFrom, so every byte passes through Write.)
 type notifyWriter struct {
-	bytes.Buffer
+	buf  bytes.Buffer
 	seen chan struct{}
 }
 
+func (w *notifyWriter) String() string { return w.buf.String() }
+
 func (w *notifyWriter) Write(p []byte) (int, error) {
-	n, err := w.Buffer.Write(p)
-	if w.Len() >= len("alpha\nalpha\n") && w.seen != nil {
+	n, err := w.buf.Write(p)
+	if w.buf.Len() >= len("alpha\nalpha\n") && w.seen != nil {
 		close(w.seen)
 		w.seen = nil
 	}
