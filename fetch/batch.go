@@ -51,6 +51,9 @@ type Batch struct {
 	// &Request{URL: r.URL}. It is called before every attempt (with
 	// r.Attempt counting from 0), so it may set Offset to resume.
 	Request func(r *Result) (*Request, error)
+	// Do fetches one request; nil means Client.Do. A recorder goes here
+	// (the fetch/warc Writer's Do, bound to the Client).
+	Do func(ctx context.Context, req *Request) (*Resource, error)
 	// AttemptTimeout bounds each attempt, from the dial to the callback's
 	// return. Zero means no bound beyond the Client's timeouts.
 	AttemptTimeout time.Duration

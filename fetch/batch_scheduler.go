@@ -326,7 +326,11 @@ func (s *scheduler) attempt(r *Result) (sends bool, err error) {
 		ctx, cancel = context.WithTimeout(ctx, s.b.AttemptTimeout)
 		defer cancel()
 	}
-	res, err := s.b.Client.Do(ctx, req)
+	do := s.b.Client.Do
+	if s.b.Do != nil {
+		do = s.b.Do
+	}
+	res, err := do(ctx, req)
 	if err != nil {
 		return req.Message != nil, err
 	}

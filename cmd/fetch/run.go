@@ -179,6 +179,7 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 		FetchDuplicates: true, // each URL given is fetched, as often as given
 		AttemptTimeout:  c.maxTime,
 		Request:         e.request,
+		Do:              e.do,
 		OnRetry:         e.onRetry,
 	}
 	prog := e.newProgress(par > 1)
@@ -221,6 +222,12 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 	e.failMu.Lock()
 	defer e.failMu.Unlock()
 	return e.failCode
+}
+
+// do fetches one request: the one place a transfer of the run goes to the
+// network.
+func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	return e.client.Do(ctx, req)
 }
 
 // failAt records the failure of URL i (-1: the run itself) with the exit

@@ -48,11 +48,12 @@ type Crawler struct {
 	Visit func(ctx context.Context, p *Page) error
 }
 
-// Sink records what a crawl fetches. Tee returns a body that reads
-// through res.Body and records the resource when closed; the
-// *warc.Writer of package fetch/warc is one.
+// Sink records what a crawl fetches. Do fetches req with c, as c.Do does,
+// and returns the resource with a Body that records it when closed; the
+// *warc.Writer of package fetch/warc is one. The crawl reads every body to
+// its end, so each is recorded whole.
 type Sink interface {
-	Tee(req *fetch.Request, res *fetch.Resource) io.ReadCloser
+	Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*fetch.Resource, error)
 }
 
 // Page is one URL of a crawl.
@@ -157,6 +158,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Stats, error) {
 		Retry:    c.Retry,
 		HostRate: cr.hostRate,
 		Request:  cr.request,
+		Do:       cr.do,
 		// The crawl visits each URL once already; a URL given twice as a
 		// seed is one.
 		FetchDuplicates: true,
@@ -292,10 +294,6 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 	res := r.Resource
 	cb := &countBody{rc: res.Body}
 	res.Body = cb
-	if cr.c.Sink != nil {
-		req, _ := cr.request(r)
-		res.Body = cr.c.Sink.Tee(req, res)
-	}
 	p.Resource = res
 	if cr.c.Visit != nil {
 		if err := cr.c.Visit(ctx, p); err != nil {
@@ -318,6 +316,14 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 	}
 	cr.done(r.Index, links, func(s *Stats) { s.Fetched++; s.Bytes += cb.n })
 	return nil
+}
+
+// do fetches through the sink when there is one.
+func (cr *crawl) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	if cr.c.Sink != nil {
+		return cr.c.Sink.Do(ctx, cr.c.Client, req)
+	}
+	return cr.c.Client.Do(ctx, req)
 }
 
 // stop ends the crawl with Visit's error.

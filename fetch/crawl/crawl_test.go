@@ -286,9 +286,14 @@ type recorder struct {
 	recs map[string]string
 }
 
-func (r *recorder) Tee(req *fetch.Request, res *fetch.Resource) io.ReadCloser {
+func (r *recorder) Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*fetch.Resource, error) {
+	res, err := c.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
-	return &recBody{r: r, u: req.URL.String(), src: res.Body, b: &b}
+	res.Body = &recBody{r: r, u: req.URL.String(), src: res.Body, b: &b}
+	return res, nil
 }
 
 type recBody struct {
