@@ -107,9 +107,8 @@ const batchWindow = 1024
 // open; Run closes the Body when fn returns. An error from fn fails the
 // attempt. A failed attempt is retried as the Retry policy says (unless
 // the error is marked by NoRetry); when a URL fails for good, fn is called
-// once more with r.Err set and no Resource. A request that sends a message
-// (Request.Message) is never retried: the peer may have taken it, and a
-// retry could deliver it twice. So for each URL, fn sees its
+// once more with r.Err set and no Resource. (The policy never retries a
+// request that sends a message: the peer may have taken it.) So for each URL, fn sees its
 // success, or its final failure, exactly once.
 //
 // If fn returns an error for a final failure, Run stops: it cancels the

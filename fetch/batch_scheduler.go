@@ -278,7 +278,7 @@ func (s *scheduler) deliver(j *job) error {
 func (s *scheduler) work(j *job) error {
 	r := j.r
 	for {
-		sends, err := s.attempt(r)
+		req, err := s.attempt(r)
 		if err == nil {
 			return nil
 		}
@@ -286,8 +286,8 @@ func (s *scheduler) work(j *job) error {
 			err = canceled(s.ctx, err)
 		}
 		var nr noRetry
-		wait, again := s.b.Retry.Delay(r.Attempt, err)
-		if errors.As(err, &nr) || sends || s.ctx.Err() != nil || !again {
+		wait, again := s.b.Retry.Wait(req, r.Attempt+1, err)
+		if errors.As(err, &nr) || s.ctx.Err() != nil || !again {
 			j.err = err
 			r.Err = err
 			return s.fn(s.ctx, r)
@@ -308,13 +308,13 @@ func (s *scheduler) work(j *job) error {
 	}
 }
 
-// attempt fetches r once and hands the resource to fn. sends reports
-// whether the request sent a message, which must not be retried.
-func (s *scheduler) attempt(r *Result) (sends bool, err error) {
-	req := &Request{URL: r.URL}
+// attempt fetches r once and hands the resource to fn. It returns the
+// request made, for the retry policy.
+func (s *scheduler) attempt(r *Result) (req *Request, err error) {
+	req = &Request{URL: r.URL}
 	if s.b.Request != nil {
 		if req, err = s.b.Request(r); err != nil {
-			return false, err
+			return nil, err
 		}
 		if req.URL == nil {
 			req.URL = r.URL
@@ -332,13 +332,13 @@ func (s *scheduler) attempt(r *Result) (sends bool, err error) {
 	}
 	res, err := do(ctx, req)
 	if err != nil {
-		return req.Message != nil, err
+		return req, err
 	}
 	r.Resource = res
 	err = s.fn(ctx, r)
 	res.Body.Close()
 	r.Resource = nil
-	return req.Message != nil, err
+	return req, err
 }
 
 // canceled reports a failure caused by the batch's end as such.

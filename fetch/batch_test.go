@@ -192,7 +192,7 @@ func TestBatchRetry(t *testing.T) {
 				return &Resource{Size: 2, Body: io.NopCloser(strings.NewReader("ok"))}, nil
 			}))
 			var retries int
-			b := &Batch{Client: c, Retry: RetryPolicy{Attempts: tt.attempts, Base: time.Millisecond},
+			b := &Batch{Client: c, Retry: RetryPolicy{Attempts: tt.attempts, Backoff: time.Millisecond},
 				OnRetry: func(r *Result, err error, wait time.Duration) { retries++ }}
 			if tt.message {
 				b.Request = func(r *Result) (*Request, error) {

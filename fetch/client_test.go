@@ -311,3 +311,29 @@ func TestClientBodyWriter(t *testing.T) {
 	}
 	res.Body.Close()
 }
+
+// A hop fetched through the Client takes a slot for the host it goes to.
+func TestClientHopTakesSlot(t *testing.T) {
+	c := &Client{PerHost: 1}
+	c.Register("ftp", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+		if req.URL.Host == "first.example" {
+			return c.Do(ctx, req.Follow(&url.URL{Scheme: "ftp", Host: "second.example", Path: "f"}))
+		}
+		return &Resource{Size: 0, Body: NoBody}, nil
+	}))
+	held, err := c.Fetch(context.Background(), "ftp://second.example/g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := c.Fetch(ctx, "ftp://first.example/f"); !errors.Is(err, Timeout) {
+		t.Errorf("hop to a host whose only slot is taken: %v, want it to wait (Timeout)", err)
+	}
+	held.Body.Close()
+	res, err := c.Fetch(context.Background(), "ftp://first.example/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+}

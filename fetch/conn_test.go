@@ -54,8 +54,8 @@ func TestConnWatchCancel(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() { _, err := c.Read(make([]byte, 1)); errc <- err }()
 	cancel()
-	if err := <-errc; !errors.Is(err, context.Canceled) {
-		t.Errorf("Read after cancel = %v, want context.Canceled", err)
+	if err := <-errc; !errors.Is(err, context.Canceled) || KindOf(err) != Canceled {
+		t.Errorf("Read after cancel = %v (kind %v), want context.Canceled, Kind Canceled", err, KindOf(err))
 	}
 	if _, err := c.Write([]byte("x")); !errors.Is(err, context.Canceled) {
 		t.Errorf("Write after cancel = %v, want context.Canceled", err)

@@ -52,7 +52,7 @@ func (r *Request) Dial(ctx context.Context, network, addr string) (*Conn, error)
 		return nil, err
 	}
 	r.Trace.Notef("connected to %s", c.RemoteAddr())
-	return NewConn(c, r.idleTimeout()), nil
+	return NewConn(c, r.EffectiveIdleTimeout()), nil
 }
 
 // DialContext connects to addr ("host:port") over network ("tcp", "udp",
@@ -90,7 +90,7 @@ func (r *Request) DialContext(ctx context.Context, network, addr string) (net.Co
 	if err := r.policy.checkPort(scheme, port); err != nil {
 		return nil, err
 	}
-	timeout := r.connectTimeout()
+	timeout := r.EffectiveConnectTimeout()
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, Errorf(Timeout, "connecting to %s: no answer in %v", addr, timeout))
 	defer cancel()
 	ips, err := r.resolve(ctx, network, host)
@@ -117,7 +117,7 @@ func (r *Request) DialContext(ctx context.Context, network, addr string) (net.Co
 		acancel()
 		if err == nil {
 			r.chain.dialed(a)
-			return c, nil
+			return &dialed{Conn: c, addr: a, host: host}, nil
 		}
 		if first == nil {
 			first = err
@@ -127,6 +127,51 @@ func (r *Request) DialContext(ctx context.Context, network, addr string) (net.Co
 		}
 	}
 	return nil, dialError(ctx, first)
+}
+
+// dialed is a connection DialContext made: it remembers the address the
+// policy passed, for CheckReuse.
+type dialed struct {
+	net.Conn
+	addr netip.Addr
+	host string
+}
+
+// CheckReuse applies the dial-time policy to a pooled connection before
+// the request uses it: DenyPrivate and the hop rule judge the address the
+// connection was dialed to, as DialContext judged it then for another
+// request. A handler that reuses connections (HTTP's transport, an FTP or
+// NNTP pool) calls it on each one it takes, and must not use the
+// connection when it fails. c is a connection from Dial or DialContext,
+// or one wrapping such (a *tls.Conn); for any other, CheckReuse knows
+// nothing and returns nil.
+func (r *Request) CheckReuse(c net.Conn) error {
+	d, ok := dialedOf(c)
+	if !ok {
+		return nil
+	}
+	if err := r.allowed(d.host, d.addr); err != nil {
+		return err
+	}
+	r.chain.dialed(d.addr)
+	return nil
+}
+
+// dialedOf finds the *dialed under c's wrappers.
+func dialedOf(c net.Conn) (*dialed, bool) {
+	for range 8 {
+		switch x := c.(type) {
+		case *dialed:
+			return x, true
+		case *Conn:
+			c = x.Conn
+		case interface{ NetConn() net.Conn }: // *tls.Conn
+			c = x.NetConn()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // share returns the deadline for one of left addresses still to try: an

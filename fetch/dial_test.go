@@ -299,3 +299,50 @@ func TestIsPrivate(t *testing.T) {
 		}
 	}
 }
+
+// A pooled connection is judged again for each request that reuses it.
+func TestCheckReuse(t *testing.T) {
+	n := newTestNet()
+	n.names["inside.test"] = []netip.Addr{netip.MustParseAddr("10.1.2.3")}
+	n.names["example.test"] = []netip.Addr{netip.MustParseAddr("192.0.2.10")}
+	n.serve(t, "10.1.2.3:8080", "private")
+	n.serve(t, "192.0.2.10:8080", "public")
+	c := &Client{DialContext: n.DialContext, Resolver: n}
+	c.Register("http", staticHandler(""))
+	_, first, err := c.prepare("fetch", &Request{URL: mustParse(t, "http://inside.test:8080/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := first.Dial(context.Background(), "tcp", "inside.test:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := first.CheckReuse(conn); err != nil {
+		t.Errorf("reuse by the request that dialed it: %v", err)
+	}
+
+	// A request that has reached a public address, and its hops, may not
+	// reuse a connection to a private one.
+	_, pub, _ := c.prepare("fetch", &Request{URL: mustParse(t, "http://example.test:8080/")})
+	pc, err := pub.Dial(context.Background(), "tcp", "example.test:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.Close()
+	hop := pub.Follow(mustParse(t, "http://inside.test:8080/"))
+	if err := hop.CheckReuse(conn); !errors.Is(err, Refused) {
+		t.Errorf("reuse by a hop from a public address: %v, want Refused", err)
+	}
+	deny := *first
+	deny.policy.DenyPrivate = true
+	if err := deny.CheckReuse(conn); !errors.Is(err, Refused) {
+		t.Errorf("reuse under DenyPrivate: %v, want Refused", err)
+	}
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if err := deny.CheckReuse(a); err != nil {
+		t.Errorf("a connection the Request did not dial: %v, want nil", err)
+	}
+}

@@ -31,6 +31,29 @@
 // without it. Every connection is made through Request.Dial or
 // Request.DialContext, which apply the Policy and use Client.DialContext
 // and Client.Resolver when set: that is where a program adds a proxy or a
-// test network. At most Client.PerHost transfers to one address run at
-// once.
+// test network. A pooled connection is judged again, by
+// Request.CheckReuse, before it is reused. At most Client.PerHost transfers
+// to one address run at once; a handler that knows the address a URL
+// without a host will dial says so as an Addresser, and hops (redirects,
+// referrals) made with Request.Follow and fetched through Client.Do take a
+// slot for their own host.
+//
+// # Retries
+//
+// RetryPolicy says whether a failure is worth another try (Transient
+// kinds only, never a request that sends a message) and how long to wait:
+// exponential backoff with jitter, capped, or the server's Retry-After.
+//
+// # Writing a handler
+//
+// A Handler follows the contract documented on the interface: it dials
+// only through Request.Dial or Request.DialContext, bounds every wait (a
+// *Conn puts the idle timeout on each Read and Write; Request's
+// EffectiveConnectTimeout and EffectiveIdleTimeout give the defaults),
+// returns *Error values (Errorf, Wrap, Classify, and Reply for a server's
+// reply), passes server text through Sanitize, and writes its protocol
+// trace to Request.Trace. A Body's Close may be called while a Read is
+// blocked and must abort it; Close drains at most a small bound before
+// dropping the connection. Pool keeps idle connections between requests.
+// Package fetchtest checks a handler against this contract.
 package fetch

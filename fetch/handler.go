@@ -151,14 +151,18 @@ func (r *Request) Follow(u *url.URL) *Request {
 // credentialHeaders are the header fields a hop to another host drops.
 var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Www-Authenticate", "Cookie", "Cookie2"}
 
-func (r *Request) connectTimeout() time.Duration {
+// EffectiveConnectTimeout returns ConnectTimeout, or DefaultConnectTimeout
+// when it is zero.
+func (r *Request) EffectiveConnectTimeout() time.Duration {
 	if r.ConnectTimeout > 0 {
 		return r.ConnectTimeout
 	}
 	return DefaultConnectTimeout
 }
 
-func (r *Request) idleTimeout() time.Duration {
+// EffectiveIdleTimeout returns IdleTimeout, or DefaultIdleTimeout when it
+// is zero. Handlers use it for every wait on the peer.
+func (r *Request) EffectiveIdleTimeout() time.Duration {
 	if r.IdleTimeout > 0 {
 		return r.IdleTimeout
 	}

@@ -28,8 +28,9 @@ type Policy struct {
 	// link-local (169.254.0.0/16, which holds the cloud metadata address
 	// 169.254.169.254, and fe80::/10), unspecified, "this network"
 	// (0.0.0.0/8) and multicast addresses, IPv4-mapped IPv6 forms
-	// included. The check is made on the resolved address of every dial,
-	// so a DNS answer cannot smuggle such an address in. Without
+	// included. The check is made on the resolved address of every dial
+	// (a proxy's included), and again on a pooled connection before it is
+	// reused, so a DNS answer cannot smuggle such an address in. Without
 	// DenyPrivate, a hop from a public address to a private one is still
 	// refused.
 	DenyPrivate bool

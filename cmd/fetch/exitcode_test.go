@@ -1,7 +1,10 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,6 +45,30 @@ func TestOptionAddressPorts(t *testing.T) {
 		_, errs, code := fetchCmd(t, "", args...)
 		if code != 11 {
 			t.Errorf("%q: exit %d (%q), want 11", args, code, errs)
+		}
+	}
+}
+
+// Hints name the options the library's errors do not.
+func TestHints(t *testing.T) {
+	auth := &fetch.Error{URL: "ftp://h/f", Kind: fetch.Auth, Err: errors.New("530 Login incorrect")}
+	tests := []struct {
+		err  error
+		cfg  *config
+		want string
+	}{
+		{&fetch.Error{URL: "http://h:25/", Kind: fetch.Refused, Err: fmt.Errorf("port 25: %w", fetch.ErrPortOverride)}, &config{}, "--allow-port-override"},
+		{&fetch.Error{URL: "https://h/", Kind: fetch.Connect, Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, &config{}, "--cacert"},
+		{auth, &config{}, "-u USER:PASS"},
+		{auth, &config{hasUser: true}, ""},
+		{&fetch.Error{URL: "ftp://joe@h/f", Kind: fetch.Auth, Err: errors.New("530")}, &config{}, ""},
+		{&fetch.Error{URL: "ftp://h/f", Kind: fetch.Auth, Err: errors.New("530 (use -u USER:PASS)")}, &config{}, ""},
+		{&fetch.Error{URL: "ftp://h/f", Kind: fetch.NotFound, Err: errors.New("550")}, &config{}, ""},
+	}
+	for _, tt := range tests {
+		got := hint(tt.err, tt.cfg)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("hint(%v) = %q, want one naming %q", tt.err, got, tt.want)
 		}
 	}
 }

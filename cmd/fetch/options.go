@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes"
 )
 
@@ -29,6 +30,7 @@ type config struct {
 	resume     bool // -C -
 	retry      int
 	portOK     bool
+	policy     fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
 	netrc      bool
 	dryRun     bool
 	strict     bool
@@ -61,6 +63,7 @@ type option struct {
 var (
 	commonOptions = concat(
 		generalOptions,
+		policyOptions,
 		batchOptions,
 	)
 	schemeOptions = concat(
@@ -140,7 +143,7 @@ var generalOptions = []option{
 			c.resume = true
 			return nil
 		}},
-	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation) up to N times, with backoff",
+	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation, server busy) up to N times, with capped backoff; mail is never resent",
 		set: func(c *config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {

@@ -24,8 +24,17 @@ const version = "0.1.0"
 
 // run is the whole command: it returns the exit code (CONTRACT §5).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "parse" {
-		return runParse(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "parse":
+			return runParse(args[1:], stdout, stderr)
+		case "enqueue":
+			return runEnqueue(ctx, args[1:], stdin, stdout, stderr)
+		case "worker":
+			return runWorker(ctx, args[1:], stdout, stderr)
+		case "results":
+			return runResults(ctx, args[1:], stdout, stderr)
+		}
 	}
 	c, err := parseArgs(args)
 	if err != nil {
@@ -110,10 +119,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	cl := &fetch.Client{
 		Parser:         url.Parser{Lenient: !c.strict},
-		Policy:         fetch.Policy{AllowPortOverride: c.portOK},
+		Policy:         c.policy,
 		ConnectTimeout: c.connectTO,
 		PerHost:        c.perHost,
 	}
+	cl.Policy.AllowPortOverride = c.portOK
 	if c.verbose {
 		cl.Trace = stderr
 	}
@@ -250,7 +260,7 @@ func (e *runEnv) writeFailed(i int, u string, err error) {
 // silent, and returns its exit code.
 func (e *runEnv) fail(err error) int {
 	if !e.cfg.silent || e.cfg.showErrors {
-		msg := strings.ReplaceAll(err.Error(), "\n", " ") + hint(err)
+		msg := strings.ReplaceAll(err.Error(), "\n", " ") + hint(err, e.cfg)
 		e.errMu.Lock()
 		fmt.Fprintf(e.stderr, "fetch: %s\n", msg)
 		e.errMu.Unlock()

@@ -70,7 +70,7 @@ func (e *runEnv) onRetry(r *fetch.Result, err error, wait time.Duration) {
 	}
 	e.errMu.Lock()
 	defer e.errMu.Unlock()
-	fmt.Fprintf(e.stderr, "fetch: %v; retrying in %v (%d of %d)\n", err, wait, r.Attempt+1, e.cfg.retry)
+	fmt.Fprintf(e.stderr, "fetch: %v; retrying in %v (%d of %d)\n", err, wait.Round(time.Millisecond), r.Attempt+1, e.cfg.retry)
 }
 
 // result takes one outcome of the batch: a final failure is reported; a

@@ -31,15 +31,31 @@ type Cases struct {
 	Password string
 	// Parser parses the URLs above; the zero Parser is strict.
 	Parser url.Parser
-	// Slow, when set, makes the kit skip the mid-body cancel check (for
-	// handlers whose body arrives in one read).
+	// SkipCancel, when set, makes the kit skip the mid-body cancel check
+	// (for handlers whose body arrives in one read).
 	SkipCancel bool
+	// Stalled, when non-empty, names a resource whose server sends the
+	// start of the body (at least one byte) and then neither sends more
+	// nor closes the connection. The kit checks the Handler contract's
+	// Close rules on it: Close returns promptly although the body never
+	// ends (it drains a small bound, then drops the connection), and a
+	// Close called while a Read is blocked aborts that Read with an error.
+	Stalled string
 }
+
+// stallBound is how long Close of a stalled body may take. The kit's
+// requests have an idle timeout far longer, so a Close that waits for the
+// server (rather than dropping the connection) fails the check.
+const (
+	stallBound = 15 * time.Second
+	stallIdle  = 5 * time.Minute
+)
 
 // Run checks h against the cases: Body never nil and the bytes right, Close
 // twice is safe, a cancel in the middle of a body ends reads promptly with a
 // Timeout or Canceled error, a missing resource is fetch.NotFound with a nil
-// Resource, and no error shows a password.
+// Resource, no error shows a password, and (with Cases.Stalled) Close of a
+// body that never ends returns promptly and aborts a blocked Read.
 func Run(t *testing.T, h fetch.Handler, cs Cases) {
 	t.Helper()
 	parse := func(t *testing.T, s string) *url.URL {
@@ -136,6 +152,11 @@ func Run(t *testing.T, h fetch.Handler, cs Cases) {
 		})
 	}
 
+	if cs.Stalled != "" {
+		t.Run("CloseStalled", func(t *testing.T) { closeStalled(t, h, parse(t, cs.Stalled), false) })
+		t.Run("CloseDuringRead", func(t *testing.T) { closeStalled(t, h, parse(t, cs.Stalled), true) })
+	}
+
 	if cs.Missing != "" {
 		t.Run("Missing", func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -181,6 +202,57 @@ func Run(t *testing.T, h fetch.Handler, cs Cases) {
 				t.Errorf("client error %v: want a failure without the password", err)
 			}
 		})
+	}
+}
+
+// closeStalled fetches a body that stalls after its first bytes, reads
+// them, and closes the body: from the test's goroutine, or, when duringRead,
+// while another goroutine's Read is blocked. Close must return within
+// stallBound, and the blocked Read must end with an error.
+func closeStalled(t *testing.T, h fetch.Handler, u *url.URL, duringRead bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), stallIdle)
+	defer cancel()
+	res, err := h.Fetch(ctx, &fetch.Request{URL: u, IdleTimeout: stallIdle})
+	if err != nil {
+		t.Fatalf("Fetch(%s): %v", u.Redacted(), err)
+	}
+	if _, err := res.Body.Read(make([]byte, 1)); err != nil {
+		res.Body.Close()
+		t.Fatalf("first Read of the stalled body: %v", err)
+	}
+	readErr := make(chan error, 1)
+	if duringRead {
+		go func() {
+			buf := make([]byte, 32<<10)
+			for {
+				if _, err := res.Body.Read(buf); err != nil {
+					readErr <- err
+					return
+				}
+			}
+		}()
+		// The Read is blocked once the stalled stream's bytes are
+		// consumed; give it a moment to get there. Close must work
+		// whether or not it has.
+		time.Sleep(200 * time.Millisecond)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- res.Body.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(stallBound):
+		t.Fatalf("Close of a stalled body took more than %v: it waits for the server instead of dropping the connection", stallBound)
+	}
+	if !duringRead {
+		return
+	}
+	select {
+	case err := <-readErr:
+		if err == io.EOF {
+			t.Errorf("the Read blocked during Close returned io.EOF: a cut body must not look complete")
+		}
+	case <-time.After(stallBound):
+		t.Fatal("Close did not abort the blocked Read")
 	}
 }
 

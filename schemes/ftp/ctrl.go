@@ -37,14 +37,13 @@ type ctrl struct {
 	protP   bool // data connections are encrypted too (PROT P)
 	tlsConf *tls.Config
 
-	loginDir string   // the PWD reply after login, "" when not absolute
-	cwds     []string // the CWD arguments sent since login, in order
-	replies  int      // replies read since the current request began
-	typ      string   // the TYPE in force, "" when unknown
-	noEPSV   bool     // the server refused EPSV
-	noEPRT   bool     // the server refused EPRT
-	noSize   bool     // the server has no SIZE
-	used     time.Time
+	loginDir string          // the PWD reply after login, "" when not absolute
+	cwds     []string        // the CWD arguments sent since login, in order
+	replies  int             // replies read since the current request began
+	typ      string          // the TYPE in force, "" when unknown
+	noEPSV   bool            // the server refused EPSV
+	noEPRT   bool            // the server refused EPRT
+	noSize   bool            // the server has no SIZE
 	stop     func() bool     // stops the context watch of the current request
 	ctx      context.Context // the current request's context, nil when idle
 	idle     time.Duration   // the longest wait for one whole reply

@@ -62,9 +62,8 @@ type Handler struct {
 	// CR LF line ends. The default, false, converts CR LF to LF.
 	Raw bool
 
-	mu     sync.Mutex
-	idle   map[string][]*ctrl
-	closed bool
+	poolOnce sync.Once
+	idle     *fetch.Pool[string, *ctrl] // see pool.go
 }
 
 var (

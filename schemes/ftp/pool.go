@@ -3,7 +3,6 @@ package ftp
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 )
@@ -15,39 +14,23 @@ import (
 // to where it logged in: it is at the login directory still, or the server
 // named that directory with an absolute path, to which one CWD returns.
 
-func (h *Handler) maxIdle() int {
-	if h.MaxIdle > 0 {
-		return h.MaxIdle
-	}
-	return 8
-}
-
-func (h *Handler) idleTime() time.Duration {
-	if h.IdleTime > 0 {
-		return h.IdleTime
-	}
-	return 30 * time.Second
+// pool returns the Handler's pool of idle control connections, made on
+// first use from MaxIdle and IdleTime.
+func (h *Handler) pool() *fetch.Pool[string, *ctrl] {
+	h.poolOnce.Do(func() {
+		maxIdle := h.MaxIdle
+		if maxIdle <= 0 {
+			maxIdle = 8
+		}
+		h.idle = &fetch.Pool[string, *ctrl]{MaxIdle: maxIdle, IdleTime: h.IdleTime, Discard: func(c *ctrl) { c.close(true) }}
+	})
+	return h.idle
 }
 
 // take returns the most recently used idle connection of key, or nil.
 func (h *Handler) take(key string) *ctrl {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for {
-		list := h.idle[key]
-		if len(list) == 0 {
-			return nil
-		}
-		c := list[len(list)-1]
-		h.idle[key] = list[:len(list)-1]
-		if len(list) == 1 {
-			delete(h.idle, key)
-		}
-		if time.Since(c.used) <= h.idleTime() {
-			return c
-		}
-		go c.close(true) // idle too long: the server may have dropped it
-	}
+	c, _ := h.pool().Get(key)
+	return c
 }
 
 // release ends c's part in the current request. When inStep (its last
@@ -65,26 +48,7 @@ func (h *Handler) release(key string, c *ctrl, inStep bool) {
 		c.close(inStep)
 		return
 	}
-	c.used = time.Now()
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		c.close(true)
-		return
-	}
-	if h.idle == nil {
-		h.idle = make(map[string][]*ctrl)
-	}
-	list := append(h.idle[key], c)
-	var old *ctrl
-	if len(list) > h.maxIdle() {
-		old, list = list[0], list[1:]
-	}
-	h.idle[key] = list
-	h.mu.Unlock()
-	if old != nil {
-		old.close(true)
-	}
+	h.pool().Put(key, c)
 }
 
 // acquire returns a logged-in control connection for the request, watched
@@ -92,6 +56,10 @@ func (h *Handler) release(key string, c *ctrl, inStep bool) {
 // reused reports which.
 func (h *Handler) acquire(ctx context.Context, req *fetch.Request, lg login, key string, cwds []string) (c *ctrl, reused bool, err error) {
 	for c = h.take(key); c != nil; c = h.take(key) {
+		if err := req.CheckReuse(c.raw); err != nil {
+			h.pool().Put(key, c) // another request may use it
+			return nil, false, err
+		}
 		c.watch(ctx, req.Trace)
 		c.replies = 0
 		c.trace.Notef("reusing the connection to %s (user %s)", req.URL.HostPort(), lg.user)
@@ -119,16 +87,5 @@ func (h *Handler) acquire(ctx context.Context, req *fetch.Request, lg login, key
 // Close closes every pooled connection, saying QUIT to each. The Handler
 // remains usable; connections released later are closed, not pooled.
 func (h *Handler) Close() error {
-	h.mu.Lock()
-	var all []*ctrl
-	for _, list := range h.idle {
-		all = append(all, list...)
-	}
-	h.idle = nil
-	h.closed = true
-	h.mu.Unlock()
-	for _, c := range all {
-		c.close(true)
-	}
-	return nil
+	return h.pool().Close()
 }

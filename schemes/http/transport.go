@@ -186,13 +186,7 @@ func (w *watchdog) stop() {
 // clientTrace returns the httptrace hooks that arm the watchdog at each
 // network wait of a hop and write the -v trace.
 func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(proto string) string) *httptrace.ClientTrace {
-	connect, idle := req.ConnectTimeout, req.IdleTimeout
-	if connect <= 0 {
-		connect = 30 * time.Second
-	}
-	if idle <= 0 {
-		idle = 60 * time.Second
-	}
+	connect, idle := req.EffectiveConnectTimeout(), req.EffectiveIdleTimeout()
 	return &httptrace.ClientTrace{
 		DNSStart: func(i httptrace.DNSStartInfo) {
 			w.armHook(connect, "resolving "+i.Host)
@@ -213,6 +207,16 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 			}
 		},
 		GotConn: func(i httptrace.GotConnInfo) {
+			if i.Reused {
+				// A pooled connection was dialed under another request's
+				// policy: judge its address for this one, and drop it
+				// before the request is written when it fails.
+				if err := req.CheckReuse(i.Conn); err != nil {
+					w.cancel(err)
+					i.Conn.Close()
+					return
+				}
+			}
 			w.armHook(idle, "sending the request")
 			if i.Reused {
 				tr.Notef("reusing the connection to %s", i.Conn.RemoteAddr())

@@ -50,8 +50,8 @@ type Handler struct {
 	// seconds.
 	IdleTime time.Duration
 
-	mu   sync.Mutex
-	idle map[poolKey][]*session
+	poolOnce sync.Once
+	idle     *fetch.Pool[poolKey, *session] // see pool.go
 }
 
 var (

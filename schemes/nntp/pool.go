@@ -2,7 +2,6 @@ package nntp
 
 import (
 	"context"
-	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 )
@@ -25,18 +24,13 @@ func keyFor(req *fetch.Request, t *target) poolKey {
 	return k
 }
 
-func (h *Handler) maxIdle() int {
-	if h.MaxIdle == 0 {
-		return 2
-	}
-	return h.MaxIdle
-}
-
-func (h *Handler) idleTime() time.Duration {
-	if h.IdleTime > 0 {
-		return h.IdleTime
-	}
-	return 30 * time.Second
+// pool returns the Handler's pool of idle sessions, made on first use
+// from MaxIdle and IdleTime.
+func (h *Handler) pool() *fetch.Pool[poolKey, *session] {
+	h.poolOnce.Do(func() {
+		h.idle = &fetch.Pool[poolKey, *session]{MaxIdle: h.MaxIdle, IdleTime: h.IdleTime, Discard: (*session).quit}
+	})
+	return h.idle
 }
 
 // checkout returns a session for the request: an idle one from the pool
@@ -45,6 +39,10 @@ func (h *Handler) idleTime() time.Duration {
 func (h *Handler) checkout(ctx context.Context, req *fetch.Request, t *target) (s *session, reused bool, err error) {
 	key := keyFor(req, t)
 	if s := h.takeIdle(key); s != nil {
+		if err := req.CheckReuse(s.raw); err != nil {
+			h.pool().Put(key, s) // another request may use it
+			return nil, false, err
+		}
 		s.trace = req.Trace
 		s.creds = req.Credentials()
 		s.prompt = req.Prompt
@@ -61,35 +59,10 @@ func (h *Handler) checkout(ctx context.Context, req *fetch.Request, t *target) (
 	return s, false, nil
 }
 
-// takeIdle removes and returns an idle session for key, closing those that
-// have idled too long.
+// takeIdle removes and returns an idle session for key, or nil.
 func (h *Handler) takeIdle(key poolKey) *session {
-	h.mu.Lock()
-	var expired []*session
-	list := h.idle[key]
-	keep := list[:0]
-	for _, s := range list {
-		if time.Since(s.idleAt) > h.idleTime() {
-			expired = append(expired, s)
-		} else {
-			keep = append(keep, s)
-		}
-	}
-	var found *session
-	if n := len(keep); n > 0 {
-		// The most recent one is the likeliest to be alive.
-		found, keep = keep[n-1], keep[:n-1]
-	}
-	if len(keep) == 0 {
-		delete(h.idle, key)
-	} else {
-		h.idle[key] = keep
-	}
-	h.mu.Unlock()
-	for _, s := range expired {
-		s.quit()
-	}
-	return found
+	s, _ := h.pool().Get(key)
+	return s
 }
 
 // release ends the session's part in a request: back to the pool when
@@ -100,38 +73,28 @@ func (h *Handler) release(s *session, reusable bool) {
 	s.stop = nil
 	s.trace = nil
 	s.prompt = nil
-	if fired || !reusable || s.broken || h.maxIdle() < 0 {
+	if fired || !reusable || s.broken {
 		s.nc.Close()
 		return
 	}
-	s.idleAt = time.Now()
-	h.mu.Lock()
-	if h.idle == nil {
-		h.idle = make(map[poolKey][]*session)
-	}
-	list := append(h.idle[s.key], s)
-	var evict *session
-	if len(list) > h.maxIdle() {
-		evict, list = list[0], list[1:]
-	}
-	h.idle[s.key] = list
-	h.mu.Unlock()
-	if evict != nil {
-		evict.quit()
-	}
+	h.pool().Put(s.key, s)
 }
 
 // Close sends QUIT on every idle connection and closes it. The Handler
-// stays usable; later fetches open new connections.
+// stays usable; later fetches open new connections, which are closed
+// rather than pooled when released.
 func (h *Handler) Close() error {
-	h.mu.Lock()
-	all := h.idle
-	h.idle = nil
-	h.mu.Unlock()
-	for _, list := range all {
-		for _, s := range list {
-			s.quit()
-		}
+	return h.pool().Close()
+}
+
+// Address returns the server ("host:port") a fetch of req dials: the
+// URL's for nntp and nntps, the configured one for news and snews, whose
+// URLs name none. It makes the Handler a fetch.Addresser, so that a Client
+// counts news: fetches against their server's per-host limit.
+func (h *Handler) Address(req *fetch.Request) string {
+	t, err := h.resolve(req.URL, true)
+	if err != nil {
+		return ""
 	}
-	return nil
+	return t.addr
 }

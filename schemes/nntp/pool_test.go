@@ -1,9 +1,13 @@
 package nntp
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 func TestPoolSettings(t *testing.T) {
@@ -11,13 +15,13 @@ func TestPoolSettings(t *testing.T) {
 		name      string
 		maxIdle   int
 		idleTime  time.Duration
-		age       time.Duration // how long the idle connection is made to look
+		age       time.Duration // how long the test waits between the fetches
 		wantConns int
 	}{
 		{"default keeps one", 0, 0, 0, 1},
 		{"negative MaxIdle keeps none", -1, 0, 0, 2},
-		{"expired after IdleTime", 0, time.Minute, 2 * time.Minute, 2},
-		{"young enough", 0, time.Minute, 30 * time.Second, 1},
+		{"expired after IdleTime", 0, time.Nanosecond, time.Millisecond, 2},
+		{"young enough", 0, time.Minute, 0, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newServer(t)
@@ -27,13 +31,7 @@ func TestPoolSettings(t *testing.T) {
 			if _, _, err := get(t, h, "news:one@example.org"); err != nil {
 				t.Fatal(err)
 			}
-			h.mu.Lock()
-			for _, list := range h.idle {
-				for _, s := range list {
-					s.idleAt = s.idleAt.Add(-tt.age)
-				}
-			}
-			h.mu.Unlock()
+			time.Sleep(tt.age)
 			if _, _, err := get(t, h, "news:two@example.org"); err != nil {
 				t.Fatal(err)
 			}
@@ -64,13 +62,38 @@ func TestConcurrentFetches(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	h.mu.Lock()
-	n := 0
-	for _, list := range h.idle {
-		n += len(list)
+	if n, max := h.pool().Len(), 2; n > max {
+		t.Errorf("%d idle connections kept, want at most %d", n, max)
 	}
-	h.mu.Unlock()
-	if n > h.maxIdle() {
-		t.Errorf("%d idle connections kept, want at most %d", n, h.maxIdle())
+}
+
+// news: URLs name no host, yet count against the server they dial: with
+// PerHost 1, a second fetch waits while the first body is open.
+func TestNewsPerHost(t *testing.T) {
+	f := newServer(t)
+	addr := f.start(nil)
+	h := newHandler(t, addr)
+	if got := h.Address(&fetch.Request{URL: parse(t, "news:one@example.org")}); got != addr {
+		t.Errorf("Address(news:) = %q, want the configured server %q", got, addr)
 	}
+	c := &fetch.Client{PerHost: 1}
+	c.Register("news", h)
+	c.Register("nntp", h)
+	res, err := c.Fetch(context.Background(), "news:one@example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	for _, u := range []string{"news:two@example.org", "nntp://" + addr + "/local.test/1"} {
+		if _, err := c.Fetch(ctx, u); !errors.Is(err, fetch.Timeout) {
+			t.Errorf("%s while a fetch from the same server is open: %v, want to wait (Timeout)", u, err)
+		}
+	}
+	res.Body.Close()
+	res, err = c.Fetch(context.Background(), "news:two@example.org")
+	if err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	res.Body.Close()
 }

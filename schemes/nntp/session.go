@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/textproto"
 	"strings"
-	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -35,10 +34,9 @@ type session struct {
 	stop    func() bool // ends the current request's Watch
 	group   string      // the group selected by the last GROUP, or ""
 	authed  bool
-	noOver  bool      // the server answered OVER with 500: use XOVER
-	replies int       // status lines read for the current request
-	broken  bool      // an I/O or framing failure: never reuse
-	idleAt  time.Time // when it entered the pool
+	noOver  bool // the server answered OVER with 500: use XOVER
+	replies int  // status lines read for the current request
+	broken  bool // an I/O or framing failure: never reuse
 }
 
 // bufSize is the size of the read buffer; a status line must fit in it.

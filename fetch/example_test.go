@@ -1,0 +1,201 @@
+package fetch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
+)
+
+// A Handler serves one scheme; the Client applies the policy, fills the
+// request's defaults and names the URL in errors.
+func ExampleClient_Do() {
+	c := new(fetch.Client)
+	c.Register("gopher", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		if req.URL.Gopher().Selector != "hello" {
+			return nil, fetch.Reply(fetch.NotFound, 0, "no such item")
+		}
+		return &fetch.Resource{Size: 5, Body: io.NopCloser(strings.NewReader("hello"))}, nil
+	}))
+	u, _ := url.Parse("gopher://example.org/0hello")
+	res, err := c.Do(context.Background(), &fetch.Request{URL: u})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	fmt.Printf("%s (%d bytes)\n", b, res.Size)
+
+	_, err = c.Fetch(context.Background(), "gopher://example.org/0nothing")
+	fmt.Println(err)
+	// Output:
+	// hello (5 bytes)
+	// gopher://example.org/0nothing: not found: no such item
+}
+
+// Every failure a server's reply caused holds a *ReplyError.
+func ExampleReplyError() {
+	err := fmt.Errorf("retrieving: %w", fetch.Reply(fetch.NotFound, 550, "No such file or directory"))
+	var re *fetch.ReplyError
+	if errors.As(err, &re) {
+		fmt.Println(re.Code, re.Text)
+	}
+	fmt.Println(errors.Is(err, fetch.NotFound))
+	// Output:
+	// 550 No such file or directory
+	// true
+}
+
+// Server text may hold terminal escapes; Sanitize makes it safe to print.
+func ExampleSanitize() {
+	fmt.Println(fetch.Sanitize("530 \x1b]0;owned\x07Login incorrect"))
+	// Output:
+	// 530 \x1b]0;owned\x07Login incorrect
+}
+
+// A crawler retries transient failures with a RetryPolicy, honouring the
+// server's Retry-After.
+func ExampleRetryPolicy() {
+	p := fetch.RetryPolicy{Attempts: 3}
+	busy := &fetch.Error{Kind: fetch.Unavailable, Err: &fetch.ReplyError{Code: 503, Text: "busy", RetryAfter: 2 * time.Second}}
+	for _, err := range []error{busy, fetch.Errorf(fetch.Timeout, "no reply"), fetch.Reply(fetch.NotFound, 404, "Not Found")} {
+		wait, again := p.Wait(nil, 1, err)
+		fmt.Printf("%v: retry %v", fetch.KindOf(err), again)
+		if again {
+			fmt.Printf(" within %v", wait.Round(time.Second))
+		}
+		fmt.Println()
+	}
+	// Output:
+	// service unavailable: retry true within 2s
+	// timeout: retry true within 1s
+	// not found: retry false
+}
+
+// testNet is a network of the example's own: names resolve to TEST-NET
+// addresses, and the dial hook routes those to a server on 127.0.0.1.
+type testNet map[string]string // "ip:port" → real address
+
+func (testNet) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	switch host {
+	case "www.example.test":
+		return []netip.Addr{netip.MustParseAddr("192.0.2.10")}, nil
+	case "intranet.example.test":
+		return []netip.Addr{netip.MustParseAddr("10.0.0.8")}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+func (n testNet) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	fmt.Println("dialing", addr)
+	var d net.Dialer
+	return d.DialContext(ctx, network, n[addr])
+}
+
+// Client.DialContext makes every connection of every scheme, and
+// Client.Resolver resolves every name: here, a test network. The policy
+// judges each resolved address before the hook is called.
+func ExampleClient_DialContext() {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, "hello from the test network\n")
+			c.Close()
+		}
+	}()
+	n := testNet{"192.0.2.10:70": ln.Addr().String(), "10.0.0.8:70": ln.Addr().String()}
+	c := &fetch.Client{DialContext: n.DialContext, Resolver: n, Policy: fetch.Policy{DenyPrivate: true}}
+	c.Register("gopher", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		conn, err := req.Dial(ctx, "tcp", req.URL.HostPort())
+		if err != nil {
+			return nil, err
+		}
+		return &fetch.Resource{Size: -1, Body: conn}, nil
+	}))
+	for _, u := range []string{"gopher://www.example.test/", "gopher://intranet.example.test/"} {
+		res, err := c.Fetch(context.Background(), u)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		fmt.Print(string(b))
+	}
+	// Output:
+	// dialing 192.0.2.10:70
+	// hello from the test network
+	// gopher://intranet.example.test/: refused by safety policy: intranet.example.test (10.0.0.8) is a private, loopback, link-local or multicast address
+}
+
+// A Listing streams parsed entries; items the producer cannot parse are
+// skipped and counted.
+func ExampleNewListing() {
+	lines := []string{"README 1024", "a line no one can parse", "pub -1"}
+	next := func() (fetch.Entry, error) {
+		if len(lines) == 0 {
+			return fetch.Entry{}, io.EOF
+		}
+		line := lines[0]
+		lines = lines[1:]
+		var e fetch.Entry
+		if _, err := fmt.Sscanf(line, "%s %d", &e.Name, &e.Size); err != nil {
+			return fetch.Entry{}, fmt.Errorf("%q: %w", line, fetch.ErrUnparsed)
+		}
+		return e, nil
+	}
+	l := fetch.NewListing(next, nil)
+	defer l.Close()
+	for {
+		e, err := l.Next()
+		if err != nil {
+			break
+		}
+		fmt.Println(e.Name, e.Size)
+	}
+	fmt.Println("skipped:", l.Skipped())
+	// Output:
+	// README 1024
+	// pub -1
+	// skipped: 1
+}
+
+// A handler that follows a redirect or referral makes the next request
+// with Follow: it carries no credentials, and keeps what the hop rule
+// needs.
+func ExampleRequest_Follow() {
+	u, _ := url.Parse("http://example.org/old")
+	req := &fetch.Request{URL: u, User: url.UserPassword("joe", "secret"), Head: true}
+	req.Header = map[string][]string{"Authorization": {"Basic am9lOnNlY3JldA=="}, "Accept": {"text/html"}}
+	next, _ := url.Parse("http://elsewhere.example/new")
+	hop := req.Follow(next)
+	fmt.Println(hop.URL, hop.Hop, hop.User, hop.Head, hop.Header)
+	// Output:
+	// http://elsewhere.example/new true <nil> true map[Accept:[text/html]]
+}
+
+// A Pool keeps idle connections by key for handlers that reuse them.
+func ExamplePool() {
+	p := &fetch.Pool[string, string]{MaxIdle: 1, Discard: func(c string) { fmt.Println("closing", c) }}
+	p.Put("ftp.example.org:21 anonymous", "conn 1")
+	c, ok := p.Get("ftp.example.org:21 anonymous")
+	fmt.Println(c, ok)
+	p.Put("ftp.example.org:21 anonymous", "conn 1")
+	p.Close()
+	// Output:
+	// conn 1 true
+	// closing conn 1
+}

@@ -1,0 +1,58 @@
+package queue
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rfc1738/fetch/url"
+)
+
+// Job is one fetch to perform: a URL and the per-fetch options that travel
+// with it.
+type Job struct {
+	// URL is the URL to fetch, as given (parsed leniently by the worker).
+	URL string `json:"url"`
+	// ConnectTimeout bounds each dial; zero means the worker's default.
+	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+	// MaxTime bounds the whole fetch; zero means the worker's default.
+	MaxTime time.Duration `json:"max_time,omitempty"`
+	// AllowPortOverride permits another protocol's well-known port.
+	AllowPortOverride bool `json:"allow_port_override,omitempty"`
+}
+
+// maxJobSize bounds a job message: a URL and a few options.
+const maxJobSize = 64 << 10
+
+func (j Job) encode() ([]byte, error) { return json.Marshal(j) }
+
+func decodeJob(data []byte) (Job, error) {
+	var j Job
+	if len(data) > maxJobSize {
+		return j, fmt.Errorf("job of %d bytes exceeds %d", len(data), maxJobSize)
+	}
+	if err := json.Unmarshal(data, &j); err != nil {
+		return j, fmt.Errorf("job is not JSON: %w", err)
+	}
+	if j.URL == "" {
+		return j, errors.New("job without a URL")
+	}
+	return j, nil
+}
+
+var parser = url.Parser{Lenient: true}
+
+// Key returns the hex SHA-256 of rawURL's normalized form: the job's
+// message id, the name of its body in a Store, and how a redelivered job is
+// recognised. A URL that does not parse is keyed by its text.
+func Key(rawURL string) string {
+	canon := rawURL
+	if u, err := parser.Parse(rawURL); err == nil {
+		canon = normalize(u)
+	}
+	sum := sha256.Sum256([]byte(canon))
+	return hex.EncodeToString(sum[:])
+}

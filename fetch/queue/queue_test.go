@@ -1,0 +1,280 @@
+package queue_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/fetch/queue"
+	"github.com/rfc1738/fetch/schemes"
+	"github.com/rfc1738/fetch/url"
+)
+
+func TestMain(m *testing.M) { fetchtest.Main(m) }
+
+// site is an in-process HTTP server whose every path answers with a body
+// naming the path; it records the most requests it had in progress at once.
+type site struct {
+	*httptest.Server
+	delay    time.Duration
+	active   atomic.Int32
+	peak     atomic.Int32
+	requests atomic.Int32
+}
+
+func newSite(t *testing.T, delay time.Duration) *site {
+	s := &site{delay: delay}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := s.active.Add(1)
+		defer s.active.Add(-1)
+		for p := s.peak.Load(); n > p && !s.peak.CompareAndSwap(p, n); p = s.peak.Load() {
+		}
+		s.requests.Add(1)
+		time.Sleep(s.delay)
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, "body of %s\n", r.URL.Path)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func client(t *testing.T) *fetch.Client {
+	c := &fetch.Client{Parser: url.Parser{Lenient: true}, PerHost: -1}
+	schemes.Register(c, schemes.Config{})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func open(t *testing.T, state string) *queue.Queue {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	q, err := queue.Open(ctx, queue.Options{StateDir: state, AckWait: 5 * time.Second, LeaseTTL: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	return q
+}
+
+func jobs(urls []string) func(func(queue.Job) bool) {
+	return func(yield func(queue.Job) bool) {
+		for _, u := range urls {
+			if !yield(queue.Job{URL: u}) {
+				return
+			}
+		}
+	}
+}
+
+func readResults(t *testing.T, dir string) []queue.Record {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, queue.ResultsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var recs []queue.Record
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r queue.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("results.jsonl line %q: %v", sc.Text(), err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// drain runs n workers over q until the queue is empty.
+func drain(t *testing.T, q *queue.Queue, st *queue.Store, n, perHost int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		w := &queue.Worker{Queue: q, Client: client(t), Store: st, ID: fmt.Sprintf("w%d", i), Parallel: 4, PerHost: perHost, Drain: true}
+		wg.Go(func() { errs[i] = w.Run(ctx) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestDrainStoresEachJobOnce(t *testing.T) {
+	s := newSite(t, 0)
+	state, store := t.TempDir(), t.TempDir()
+	q := open(t, state)
+	var urls []string
+	for i := range 300 {
+		urls = append(urls, fmt.Sprintf("%s/doc/%d", s.URL, i))
+	}
+	urls = append(urls, s.URL+"/missing")
+	ctx := context.Background()
+	n, dup, err := q.Enqueue(ctx, jobs(append(urls, urls[:10]...)))
+	if err != nil || n != len(urls) || dup != 10 {
+		t.Fatalf("Enqueue = %d, %d, %v; want %d, 10, nil", n, dup, err, len(urls))
+	}
+	st, err := queue.OpenStore(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, q, st, 3, 2)
+
+	recs := readResults(t, store)
+	if len(recs) != len(urls) {
+		t.Fatalf("%d results, want %d", len(recs), len(urls))
+	}
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if seen[r.URL] {
+			t.Errorf("%s stored twice", r.URL)
+		}
+		seen[r.URL] = true
+		if r.URL == s.URL+"/missing" {
+			if r.Status != 7 && r.Status != 1 || r.Size != 0 {
+				t.Errorf("missing: %+v, want a failure", r)
+			}
+			continue
+		}
+		body, err := os.ReadFile(filepath.Join(store, queue.Key(r.URL)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(body)
+		if r.Status != 0 || r.SHA256 != hex.EncodeToString(sum[:]) || r.Size != int64(len(body)) {
+			t.Errorf("%+v does not describe the body stored (%d bytes)", r, len(body))
+		}
+	}
+	stats, err := q.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := queue.Stats{Done: uint64(len(urls) - 1), Failed: 1}
+	if stats != want {
+		t.Errorf("Stats = %+v, want %+v", stats, want)
+	}
+}
+
+func TestPerHostAcrossWorkers(t *testing.T) {
+	a, b := newSite(t, 30*time.Millisecond), newSite(t, 30*time.Millisecond)
+	q := open(t, t.TempDir())
+	var urls []string
+	for i := range 40 {
+		urls = append(urls, fmt.Sprintf("%s/a/%d", a.URL, i), fmt.Sprintf("%s/b/%d", b.URL, i))
+	}
+	if _, _, err := q.Enqueue(context.Background(), jobs(urls)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := queue.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, q, st, 3, 1)
+	if got := len(readResults(t, st.Dir())); got != len(urls) {
+		t.Errorf("%d results, want %d", got, len(urls))
+	}
+	for name, s := range map[string]*site{"a": a, "b": b} {
+		if p := s.peak.Load(); p != 1 {
+			t.Errorf("site %s saw %d requests at once, want 1 (per-host 1 across 3 workers)", name, p)
+		}
+	}
+}
+
+// Two stores on one directory stand for two processes: a job stored by one
+// is recognised by the other.
+func TestStoreRecognisesWhatAnotherStored(t *testing.T) {
+	s := newSite(t, 0)
+	dir := t.TempDir()
+	q := open(t, t.TempDir())
+	u := s.URL + "/once"
+	for range 2 {
+		// The same job enqueued after its first run: the stream takes it
+		// again (a new message id window is not what stops it here, the
+		// store is), and the second worker must not store it twice.
+		if _, _, err := q.Enqueue(context.Background(), jobs([]string{u})); err != nil {
+			t.Fatal(err)
+		}
+		st, err := queue.OpenStore(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		drain(t, q, st, 1, 1)
+	}
+	recs := readResults(t, dir)
+	if len(recs) != 1 {
+		t.Fatalf("%d results for one URL, want 1: %+v", len(recs), recs)
+	}
+	if got := s.requests.Load(); got > 2 {
+		t.Errorf("%d requests", got)
+	}
+}
+
+func TestEmbeddedServerSharedByProcesses(t *testing.T) {
+	state := t.TempDir()
+	q1 := open(t, state)
+	q2 := open(t, state) // finds the server q1 runs
+	if _, _, err := q1.Enqueue(context.Background(), jobs([]string{"http://127.0.0.1:1/x"})); err != nil {
+		t.Fatal(err)
+	}
+	s, err := q2.Stats(context.Background())
+	if err != nil || s.Queued != 1 {
+		t.Fatalf("Stats via the second opener = %+v, %v; want 1 queued", s, err)
+	}
+	b, err := os.ReadFile(filepath.Join(state, "server.url"))
+	if err != nil || !slices.Contains([]string{"nats://127.0.0.1"}, string(b[:16])) {
+		t.Errorf("server.url = %q, %v", b, err)
+	}
+}
+
+// When the process running the embedded server exits, one that was
+// connected to it serves the same state on the same port, and nothing
+// queued is lost.
+func TestEmbeddedServerTakenOver(t *testing.T) {
+	state := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	host, err := queue.Open(ctx, queue.Options{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := open(t, state)
+	if _, _, err := other.Enqueue(ctx, jobs([]string{"http://127.0.0.1:1/a", "http://127.0.0.1:1/b"})); err != nil {
+		t.Fatal(err)
+	}
+	host.Close()
+	for {
+		s, err := other.Stats(ctx)
+		if err == nil {
+			if s.Queued != 2 {
+				t.Fatalf("after the takeover, Stats = %+v, want 2 queued", s)
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no takeover: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,178 @@
+package queue
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Record is one line of results.jsonl.
+type Record struct {
+	URL      string `json:"url"`
+	Status   int    `json:"status"`           // the exit-code class: 0 for success
+	Kind     string `json:"kind"`             // the resource's kind, or the failure's
+	Size     int64  `json:"size"`             // bytes stored; 0 for a failure
+	SHA256   string `json:"sha256,omitempty"` // of the body stored
+	Worker   string `json:"worker"`           // the worker that stored it
+	Attempts int    `json:"attempts"`         // deliveries of the job, this one included
+	Error    string `json:"error,omitempty"`  // the failure, for a failed job
+}
+
+// ResultsName is the name of the results file in a store directory.
+const ResultsName = "results.jsonl"
+
+// Store is a directory of results shared by the workers that write to it,
+// in this process or others: bodies named by Key, and results.jsonl.
+type Store struct {
+	dir string
+
+	mu   sync.Mutex      // orders this process's commits
+	seen map[string]bool // keys with a line in results.jsonl
+	off  int64           // how far results.jsonl has been read
+}
+
+// OpenStore prepares dir (creating it) as a Store.
+func OpenStore(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return &Store{dir: dir, seen: make(map[string]bool)}, nil
+}
+
+// Dir returns the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// spool is a body being written, before it is committed.
+type spool struct {
+	f    *os.File
+	hash hashWriter
+	n    int64
+}
+
+type hashWriter interface {
+	io.Writer
+	Sum([]byte) []byte
+}
+
+// create starts a body in the store's directory.
+func (s *Store) create() (*spool, error) {
+	f, err := os.CreateTemp(s.dir, ".body-*.part")
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return &spool{f: f, hash: sha256.New()}, nil
+}
+
+func (p *spool) Write(b []byte) (int, error) {
+	n, err := p.f.Write(b)
+	p.hash.Write(b[:n])
+	p.n += int64(n)
+	return n, err
+}
+
+func (p *spool) discard() {
+	p.f.Close()
+	os.Remove(p.f.Name())
+}
+
+// commit stores rec, and the body in p when rec is a success, unless a
+// line for the same key is there already; it reports whether it stored.
+// The line is the commit point: it is written last, under the store's
+// lock, after the body is in place. What is written survives the death of
+// the process at once; it is not synced to the disk per job, which would
+// serialise every worker on the lock for a guarantee (surviving a crash
+// of the machine) that JetStream's own file store, syncing every two
+// minutes by default, does not give either.
+func (s *Store) commit(key string, rec Record, p *spool) (stored bool, err error) {
+	if p != nil {
+		rec.Size = p.n
+		rec.SHA256 = hex.EncodeToString(p.hash.Sum(nil))
+		if err := p.f.Close(); err != nil {
+			os.Remove(p.f.Name())
+			return false, fmt.Errorf("store: %w", err)
+		}
+		defer os.Remove(p.f.Name()) // gone already after a rename
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lf, err := os.OpenFile(filepath.Join(s.dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	defer lf.Close()
+	if err := lock(lf); err != nil {
+		return false, fmt.Errorf("store lock: %w", err)
+	}
+	defer unlock(lf)
+
+	rf, err := os.OpenFile(filepath.Join(s.dir, ResultsName), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	defer rf.Close()
+	if err := s.catchUp(rf); err != nil {
+		return false, err
+	}
+	if s.seen[key] {
+		return false, nil
+	}
+	if p != nil {
+		if err := os.Rename(p.f.Name(), filepath.Join(s.dir, key)); err != nil {
+			return false, fmt.Errorf("store: %w", err)
+		}
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return false, err
+	}
+	line = append(line, '\n')
+	if _, err := rf.Write(line); err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	s.off += int64(len(line))
+	s.seen[key] = true
+	return true, nil
+}
+
+// catchUp reads the lines appended to results.jsonl since the last look,
+// by this process or another. A partial last line (a writer killed while
+// writing) is skipped over by the next writer: it ends at the next newline.
+func (s *Store) catchUp(rf *os.File) error {
+	if _, err := rf.Seek(s.off, io.SeekStart); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	br := bufio.NewReaderSize(rf, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			s.off += int64(len(line))
+			var r Record
+			if json.Unmarshal(bytes.TrimSpace(line), &r) == nil && r.URL != "" {
+				s.seen[Key(r.URL)] = true
+			}
+			continue
+		}
+		if len(line) > 0 {
+			// A line cut short by a writer that died: end it, so the next
+			// line starts clean.
+			s.off += int64(len(line))
+			if _, err := rf.Write([]byte("\n")); err != nil {
+				return fmt.Errorf("store: %w", err)
+			}
+			s.off++
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+	}
+}
