@@ -1,0 +1,138 @@
+//go:build integration
+
+package integration_test
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// needLister skips the test when the scheme's handler cannot list yet
+// (fetch --list exits 4, Unsupported): -r has no links to follow then.
+func needLister(t *testing.T, u string) {
+	t.Helper()
+	if r := runFetch(t, "", nil, "--list", u); r.Code == 4 {
+		t.Skipf("the handler of %s lists no entries: %s", u, r.Stderr)
+	}
+}
+
+// mirrored returns the files under dir, relative, with their bytes.
+func mirrored(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b, _ := os.ReadFile(p)
+		files[filepath.ToSlash(rel)] = b
+		return nil
+	})
+	return files
+}
+
+// fetch -r mirrors the gophernicus hole: the menus as gophermap files,
+// every item as host:port/selector, and a summary on stderr.
+func TestCrawlGopherHole(t *testing.T) {
+	base, port := gopherBase(t)
+	needLister(t, base+"/")
+	out := t.TempDir()
+	r := runFetch(t, "", nil, "-r", "-l", "3", "--output-dir", out, base+"/")
+	wantCode(t, r, 0, "fetch -r "+base)
+	files := mirrored(t, out)
+	host := "127.0.0.1:" + port + "/"
+	crlf := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n")) }
+	for name, want := range map[string][]byte{
+		"text.txt":      crlf(gopherFile(t, "text.txt")),
+		"bin.dat":       gopherFile(t, "bin.dat"),
+		"sub/inner.txt": crlf(gopherFile(t, "sub/inner.txt")),
+	} {
+		if got, ok := files[host+name]; !ok || !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes (present %v), want %d", host+name, len(got), ok, len(want))
+		}
+	}
+	if _, ok := files[host+"gophermap"]; !ok {
+		t.Errorf("no gophermap for the top menu; mirrored %d files: %v", len(files), keys(files))
+	}
+	if _, ok := files[host+"sub/gophermap"]; !ok {
+		t.Errorf("no gophermap for /sub/; mirrored %v", keys(files))
+	}
+	if !strings.Contains(string(r.Stderr), "fetched") {
+		t.Errorf("no summary on stderr: %s", r.Stderr)
+	}
+	// -l 0: the seed only.
+	out0 := t.TempDir()
+	r = runFetch(t, "", nil, "-r", "-l", "0", "--output-dir", out0, base+"/")
+	wantCode(t, r, 0, "fetch -r -l 0")
+	if files := mirrored(t, out0); len(files) != 1 {
+		t.Errorf("-l 0 mirrored %v, want the top menu only", keys(files))
+	}
+}
+
+// fetch -r mirrors vsftpd's /pub tree, every file identical, nested
+// folders and names with spaces included.
+func TestCrawlFTPTree(t *testing.T) {
+	base := ftpBase(t)
+	needLister(t, base+"/pub/")
+	out := t.TempDir()
+	r := runFetch(t, "", nil, "-r", "--output-dir", out, base+"/pub/")
+	wantCode(t, r, 0, "fetch -r "+base+"/pub/")
+	files := mirrored(t, out)
+	host := strings.TrimPrefix(base, "ftp://") + "/"
+	src := filepath.Join(os.Getenv("IT_DIR"), "ftp", "anon")
+	n := 0
+	filepath.WalkDir(filepath.Join(src, "pub"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		rel, _ := filepath.Rel(src, p)
+		want, _ := os.ReadFile(p)
+		if got, ok := files[host+filepath.ToSlash(rel)]; !ok || !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes (present %v), want %d", rel, len(got), ok, len(want))
+		}
+		return nil
+	})
+	if n < 3 {
+		t.Fatalf("the fixture holds %d files under pub", n)
+	}
+	for name := range files {
+		if !strings.HasPrefix(name, host+"pub/") {
+			t.Errorf("mirrored %s, outside /pub/", name)
+		}
+	}
+}
+
+// fetch -r mirrors a small web site from nginx's autoindex pages.
+func TestCrawlHTTPSite(t *testing.T) {
+	addr := env(t, "FETCH_IT_HTTP_ADDR")
+	base := "http://" + addr
+	needLister(t, base+"/dir/")
+	out := t.TempDir()
+	r := runFetch(t, "", nil, "-r", "--output-dir", out, base+"/dir/")
+	wantCode(t, r, 0, "fetch -r "+base+"/dir/")
+	files := mirrored(t, out)
+	root := env(t, "FETCH_IT_HTTP_ROOT")
+	for _, name := range []string{"dir/a.txt", "dir/b.txt"} {
+		want, _ := os.ReadFile(filepath.Join(root, name))
+		if got, ok := files[addr+"/"+name]; !ok || !bytes.Equal(got, want) {
+			t.Errorf("%s: %q (present %v), want %q", name, got, ok, want)
+		}
+	}
+	if _, ok := files[addr+"/dir/index.html"]; !ok {
+		t.Errorf("no index.html for /dir/; mirrored %v", keys(files))
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
