@@ -241,3 +241,37 @@ func TestGopherForm(t *testing.T) {
 		t.Errorf("form without answers: exit 0")
 	}
 }
+
+// TestGopherLooksLikeError fetches files whose first line reads like an
+// error item (type 3, three TABs): they are data, delivered whole, while a
+// real missing item is still not found.
+func TestGopherLooksLikeError(t *testing.T) {
+	base, _ := gopherBase(t)
+	for _, name := range []string{"rfc.tsv", "bin3.dat"} {
+		want := gopherFile(t, "looks3/"+name)
+		if name == "rfc.tsv" {
+			// Gophernicus sends a file it takes for text with CRLF line ends.
+			want = bytes.ReplaceAll(want, []byte("\n"), []byte("\r\n"))
+		}
+		r := runFetch(t, "", nil, base+"/9/looks3/"+name)
+		wantCode(t, r, 0, "type 9 "+name)
+		if !bytes.Equal(r.Stdout, want) {
+			t.Errorf("type 9 %s: %q, want %q", name, r.Stdout, want)
+		}
+		r = runFetch(t, "", nil, base+"/0/looks3/"+name)
+		wantCode(t, r, 0, "type 0 "+name)
+		if !bytes.HasPrefix(r.Stdout, []byte("3\t")) || len(r.Stdout) < len(want) {
+			t.Errorf("type 0 %s: %q, want the file", name, r.Stdout)
+		}
+	}
+	// pygopherd's missing item is a real error item (gophernicus answers a
+	// missing file with a bare text line that no client can tell from data).
+	plus := gopherPlus(t)
+	for _, u := range []string{plus + "/0/looks3/missing.tsv", plus + "/9/looks3/missing.dat"} {
+		r := runFetch(t, "", nil, u)
+		wantCode(t, r, 7, "missing item "+u)
+		if !bytes.Contains(r.Stderr, []byte("does not exist")) {
+			t.Errorf("%s: stderr lacks the server's text:\n%s", u, r.Stderr)
+		}
+	}
+}

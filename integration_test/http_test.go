@@ -237,3 +237,88 @@ func httpFileSHA(t *testing.T, path string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// TestLighttpd drives the binary against lighttpd (servers/lighttpd.sh),
+// whose replies differ from nginx's where it matters: its 416 does not say
+// the resource's size.
+func TestLighttpd(t *testing.T) {
+	addr := env(t, "FETCH_IT_LIGHTTPD_ADDR")
+	root := env(t, "FETCH_IT_LIGHTTPD_ROOT")
+	base := "http://" + addr
+	want, err := os.ReadFile(filepath.Join(root, "r.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("ResumeComplete", func(t *testing.T) {
+		dir := t.TempDir()
+		r := runFetch(t, dir, nil, "-s", "-o", "r.bin", base+"/r.bin")
+		wantCode(t, r, 0, "GET /r.bin -o r.bin")
+		// The file is whole: lighttpd answers 416 without Content-Range.
+		r = runFetch(t, dir, nil, "-v", "-s", "-C", "-", "-o", "r.bin", base+"/r.bin")
+		wantCode(t, r, 0, "GET /r.bin -C - -o r.bin (already whole)")
+		if !strings.Contains(string(r.Stderr), "< HTTP/1.1 416") {
+			t.Errorf("-C - on a whole file: the trace lacks the 416:\n%s", r.Stderr)
+		}
+		for i := 0; i < 2; i++ { // and again: every rerun succeeds
+			got, err := os.ReadFile(filepath.Join(dir, "r.bin"))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("r.bin after -C -: %d bytes, %v; want the %d bytes intact", len(got), err, len(want))
+			}
+			r = runFetch(t, dir, nil, "-s", "-C", "-", "-o", "r.bin", base+"/r.bin")
+			wantCode(t, r, 0, "GET /r.bin -C - -o r.bin (rerun)")
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("the folder holds %d files, want r.bin only", len(ents))
+		}
+
+		// A local file longer than the resource: an error naming both sizes,
+		// and the file left as it was.
+		long := append(append([]byte(nil), want...), "more"...)
+		if err := os.WriteFile(filepath.Join(dir, "long.bin"), long, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r = runFetch(t, dir, nil, "-C", "-", "-o", "long.bin", base+"/r.bin")
+		if r.Code == 0 || !strings.Contains(string(r.Stderr), "102404") || !strings.Contains(string(r.Stderr), "102400") {
+			t.Errorf("-C - past the end: exit %d, stderr %s; want a failure naming both sizes", r.Code, r.Stderr)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "long.bin")); !bytes.Equal(got, long) {
+			ents, _ := os.ReadDir(dir)
+			t.Errorf("-C - past the end changed the local file (%d bytes; the folder holds %v)", len(got), ents)
+		}
+	})
+
+	t.Run("RedirectLimits", func(t *testing.T) {
+		dir := t.TempDir()
+		r := runFetch(t, dir, nil, "--max-redirs", "0", "-o", "x.txt", base+"/redirect")
+		wantCode(t, r, 8, "--max-redirs 0 on a 301")
+		for _, w := range []string{"redirect limit is 0", base + "/hello.txt"} {
+			if !strings.Contains(string(r.Stderr), w) {
+				t.Errorf("--max-redirs 0: stderr lacks %q: %s", w, r.Stderr)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "x.txt")); err == nil {
+			t.Errorf("--max-redirs 0 wrote x.txt")
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("--max-redirs 0 left %d files behind", len(ents))
+		}
+		r = runFetch(t, dir, nil, "--max-redirs", "0", base+"/redirect")
+		wantCode(t, r, 8, "--max-redirs 0 on a 301 to stdout")
+		if len(r.Stdout) != 0 {
+			t.Errorf("--max-redirs 0 wrote %q to stdout", r.Stdout)
+		}
+		r = runFetch(t, dir, nil, "--max-redirs", "1", base+"/chain")
+		wantCode(t, r, 8, "--max-redirs 1 on a chain of 3")
+		for _, w := range []string{"redirect limit is 1", base + "/redirect"} {
+			if !strings.Contains(string(r.Stderr), w) {
+				t.Errorf("--max-redirs 1: stderr lacks %q: %s", w, r.Stderr)
+			}
+		}
+		r = runFetch(t, dir, nil, "--max-redirs", "3", base+"/chain")
+		wantCode(t, r, 0, "--max-redirs 3 on a chain of 3")
+		if string(r.Stdout) != "hello from lighttpd\n" {
+			t.Errorf("--max-redirs 3: stdout %q", r.Stdout)
+		}
+	})
+}

@@ -71,7 +71,8 @@ func TestProspero(t *testing.T) {
 		code int
 	}{
 		{"/srv/prospero/nope", 7},
-		{"/etc/passwd", 6},
+		{"/etc/passwd", 1}, // FAILURE NOT-AUTHORIZED: access refused, no credentials were sent
+		{"/srv/prospero/Q%09Z", 11},
 		{"/srv/prospero/a%0Ab", 11},
 	} {
 		t.Run("exit"+tc.path, func(t *testing.T) {

@@ -201,3 +201,26 @@ func TestTelnetInteractive(t *testing.T) {
 		}
 	}
 }
+
+// TestTelnetLoginRefused checks that --telnet-login with a wrong password
+// exits 6 when the server answers "Login incorrect".
+func TestTelnetLoginRefused(t *testing.T) {
+	addr := env(t, "FETCH_IT_TELNET_ADDR")
+	r := runFetch(t, "", []byte("quit\n"), "--max-time", "60", "--telnet-login", "telnet://guest:wrong@"+addr+"/")
+	wantCode(t, r, 6, "--telnet-login with a wrong password")
+	if !strings.Contains(string(r.Stderr), "Login incorrect") {
+		t.Errorf("stderr lacks the server's refusal:\n%s", r.Stderr)
+	}
+}
+
+// TestTelnetOutputFileRefused checks that -o with a telnet URL exits 2
+// and leaves no file and no temporary.
+func TestTelnetOutputFileRefused(t *testing.T) {
+	addr := env(t, "FETCH_IT_TELNET_ADDR")
+	dir := t.TempDir()
+	r := runFetch(t, dir, []byte("guest\ns3cret\nquit\n"), "--max-time", "60", "-o", "session.txt", "telnet://"+addr+"/")
+	wantCode(t, r, 2, "-o with a telnet URL")
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the folder holds %d entries, want none", len(entries))
+	}
+}

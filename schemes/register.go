@@ -63,6 +63,7 @@ func Register(c *fetch.Client, cfg Config) {
 	web := &httpscheme.Handler{
 		Raw: cfg.HTTPRaw, UserAgent: cfg.HTTPUserAgent, MaxRedirects: cfg.HTTPMaxRedirects,
 		Redirect: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) },
+		MaxConnsPerHost: c.PerHost, // as many connections as transfers may run
 	}
 	c.Register("http", web)
 	c.Register("https", web)

@@ -12,7 +12,8 @@ import (
 // no raw control character, that Redacted hides the password, and that an
 // error shows no part of what may be a password (see
 // checkErrorHidesSecret); and that a URL the strict parser accepts parses
-// the same leniently.
+// the same leniently. Every URL that parses normalizes idempotently to one
+// that parses back to it.
 func FuzzParse(f *testing.F) {
 	for _, tt := range rfcExamples {
 		f.Add(tt.in)
@@ -71,6 +72,18 @@ func FuzzParse(f *testing.F) {
 				if err != nil || ru.User == nil || ru.User.Password != "****" {
 					t.Fatalf("Parse(%q).Redacted() = %q, which reparses to %v, %v", in, r, ru, err)
 				}
+			}
+			// Normalize is idempotent and its result round-trips; what
+			// the strict parser accepts normalizes to what it accepts.
+			n := u.Normalize()
+			checkNormalized(t, in, n)
+			if !p.Lenient {
+				if _, err := p.Parse(n.String()); err != nil {
+					t.Fatalf("Normalize(%q) = %q, which the strict parser refuses: %v", in, n, err)
+				}
+			}
+			if u.String() != s {
+				t.Fatalf("Normalize changed its receiver %q to %q", s, u)
 			}
 			// The views must not panic on anything the parser accepts.
 			_ = u.FTP()
@@ -146,4 +159,33 @@ func grams4(s string) map[string]bool {
 		m[s[i:i+4]] = true
 	}
 	return m
+}
+
+// FuzzResolve resolves references against the bases of RFC 1808 §5 and of
+// each scheme: never a panic, and every result parses back from its String
+// to an equal URL.
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"g", "../g", "./g/.", "/./g", "//g", "?y", ";x", "#s", "", "g:h", "../../../../g", "a b", "/1/x"} {
+		f.Add(s)
+	}
+	bases := []string{"http://a/b/c/d;p?q#f", "ftp://u:pw@h/pub/x;type=i", "file:///etc/motd", "gopher://h/1/dir/", "news:comp.lang.go", "https://h"}
+	f.Fuzz(func(t *testing.T, ref string) {
+		for _, b := range bases {
+			base, err := lenient.Parse(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := base.ResolveReference(ref)
+			if err != nil {
+				if _, ok := err.(*Error); !ok {
+					t.Fatalf("resolve %q against %q: error %T", ref, b, err)
+				}
+				continue
+			}
+			u2, err := lenient.Parse(u.String())
+			if err != nil || !reflect.DeepEqual(u, u2) {
+				t.Fatalf("resolve %q against %q = %s, which reparses to %s, %v", ref, b, dump(u), dump(u2), err)
+			}
+		}
+	})
 }

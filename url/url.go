@@ -12,6 +12,10 @@
 // Extract finds URLs in free text as the RFC's appendix recommends
 // ("<URL:...>" wrappers, white space and hyphens at line breaks).
 //
+// For crawlers, Normalize gives the one spelling of the URLs that name the
+// same resource (by RFC 1738's equivalences), and ResolveReference turns
+// a relative link into an absolute URL (RFC 1808).
+//
 // Parsing allocates once per URL (the URL, with its Userinfo when it has
 // one) unless a lenient parser must encode something.
 package url

@@ -64,3 +64,20 @@ func (e *runEnv) printHead(w io.Writer, res *fetch.Resource) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// headToFile writes the metadata of -I to the -o or -O file, atomically
+// like a body: complete, or no file.
+func (e *runEnv) headToFile(req *fetch.Request, res *fetch.Resource, dest *fileOut) error {
+	err := dest.startAt(0)
+	if err == nil {
+		err = e.printHead(dest, res)
+	}
+	if err == nil {
+		err = dest.commit()
+	}
+	if err != nil {
+		dest.abort()
+		return &fetch.Error{Op: "write", URL: req.URL.Redacted(), Kind: fetch.Other, Err: err}
+	}
+	return nil
+}

@@ -15,8 +15,9 @@ ftp, http(s), gopher, mailto, news, nntp, telnet, wais, file, prospero.
 
 Usage:
   fetch [options] URL...            fetch each URL; the bytes go to stdout
-  fetch parse [--json] [--strict] URL...
-                                    print each URL's parsed components
+  ` + parseUsage + `
+                                    print each URL's parsed components, or
+                                    its normalized form (fetch parse --help)
   fetch --help | --version
 
 Options:
@@ -38,7 +39,9 @@ Examples:
   fetch -o rfc1738.txt ftp://ftp.example.org/rfc/rfc1738.txt
   fetch --dry-run 'ftp://ftp.example.org/%2Fetc/motd'
   fetch parse --json 'gopher://gopher.example.org/7search%09words'
+  fetch parse --normalize HTTP://WWW.Example.ORG:80 gopher://gopher.example.org
   fetch -I --json http://www.example.org/
+  fetch -I -o meta.txt ftp://ftp.example.org/pub/big.iso
   fetch --menu gopher://gopher.example.org/1/
   NNTPSERVER=news.example.org fetch 'news:comp.infosystems.www.servers.unix'
   fetch -d @message.txt --smtp-relay 127.0.0.1:25 mailto:someone@example.org

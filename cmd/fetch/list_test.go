@@ -78,3 +78,10 @@ func TestListUnsupported(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errs)
 	}
 }
+
+// --json shapes --list's output too.
+func TestListJSONOption(t *testing.T) {
+	if _, err := parseArgs([]string{"--list", "--json", "ftp://h.example/"}); err != nil {
+		t.Errorf("--list --json: %v", err)
+	}
+}

@@ -1,6 +1,6 @@
 // Command fetch fetches the resources named by URLs of every scheme in
 // RFC 1738: ftp, http, gopher, mailto, news, nntp, telnet, wais, file and
-// prospero. See fetch --help and CONTRACT.md.
+// prospero. See fetch --help and docs/CONTRACT.md, the contract it keeps.
 package main
 
 import (

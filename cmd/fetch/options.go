@@ -105,7 +105,7 @@ func positive(v string) (int, error) {
 // generalOptions are the options of this file: output, input, parallelism,
 // credentials, tracing, time limits, retries, parsing and TLS.
 var generalOptions = []option{
-	{long: "output", short: 'o', arg: "FILE", help: "write to FILE (atomically: renamed into place when complete)",
+	{long: "output", short: 'o', arg: "FILE", help: "write to FILE (atomically: renamed into place when complete); with -I, the metadata",
 		set: func(c *config, v string) error { c.output = v; return nil }},
 	{long: "remote-name", short: 'O', help: "write to the URL's last path segment, in the current folder or --output-dir",
 		set: func(c *config, _ string) error { c.remoteName = true; return nil }},
@@ -129,7 +129,7 @@ var generalOptions = []option{
 		set: func(c *config, _ string) error { c.verbose = true; return nil }},
 	{long: "head", short: 'I', help: "metadata only: size, modification time, media type, kind",
 		set: func(c *config, _ string) error { c.head = true; return nil }},
-	{long: "json", help: "with -I, print one JSON object per URL",
+	{long: "json", help: "with -I, print one JSON object per URL (without -I: a usage error)",
 		set: func(c *config, _ string) error { c.json = true; return nil }},
 	{long: "connect-timeout", arg: "S", help: "seconds allowed for each connection to open",
 		set: func(c *config, v string) (err error) { c.connectTO, err = seconds(v); return }},
@@ -200,7 +200,7 @@ func parseArgs(args []string) (*config, error) {
 		switch {
 		case a == "--":
 			c.urls = append(c.urls, args[i+1:]...)
-			return c, nil
+			return c, c.check()
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
 			o := byLong[name]
@@ -247,5 +247,20 @@ func parseArgs(args []string) (*config, error) {
 			c.urls = append(c.urls, a)
 		}
 	}
-	return c, nil
+	return c, c.check()
 }
+
+// check refuses options that would be silently ignored together. --help
+// and --version are always honoured.
+func (c *config) check() error {
+	if c.help || c.version {
+		return nil
+	}
+	if c.json && !c.jsonOutput() {
+		return &usageError{"--json shapes the output of -I and --list (and of fetch parse): add one, or drop --json"}
+	}
+	return nil
+}
+
+// jsonOutput reports whether an option whose output --json shapes is set.
+func (c *config) jsonOutput() bool { return c.head || c.batch.list }

@@ -2,7 +2,7 @@ package main
 
 // waisOptions are the WAIS options (schemes/wais).
 var waisOptions = []option{
-	{long: "wais-chunk-size", arg: "N", help: "WAIS: bytes asked for in each retrieval range (default 10000)",
+	{long: "wais-chunk-size", arg: "N", help: "WAIS: bytes asked for in each retrieval range, at most what the server's message size allows (default: as many as it allows)",
 		set: func(c *config, v string) (err error) { c.schemes.WAISChunkSize, err = positive(v); return }},
 	{long: "wais-max-hits", arg: "N", help: "WAIS: most hits a search returns (default 40)",
 		set: func(c *config, v string) (err error) { c.schemes.WAISMaxHits, err = positive(v); return }},

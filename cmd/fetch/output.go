@@ -186,6 +186,9 @@ func (f *fileOut) commit() error {
 	return os.Rename(t.Name(), f.final)
 }
 
+// pidText is the process id, for temporary file names.
+var pidText = strconv.Itoa(os.Getpid())
+
 // abort discards the temporary file, or keeps FILE.part when resuming.
 func (f *fileOut) abort() {
 	f.pending, f.fromFinal = false, false
@@ -205,7 +208,7 @@ func (f *fileOut) abort() {
 func createTemp(final string) (*os.File, error) {
 	dir, base := filepath.Split(final)
 	removeStaleParts(dir)
-	prefix := dir + "." + base + "." + strconv.Itoa(os.Getpid()) + "."
+	prefix := dir + "." + base + "." + pidText + "."
 	for range 100 {
 		name := prefix + fmt.Sprintf("%08x", rand.Uint32()) + ".part"
 		t, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)

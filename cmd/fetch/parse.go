@@ -12,32 +12,69 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-// runParse is "fetch parse [--json] [--strict] URL...": each URL's parsed
-// components, as CONTRACT §3 says. It exits 3 when any URL is malformed.
+// parseUsage is the usage line of fetch parse.
+const parseUsage = "fetch parse [--json] [--strict] [--normalize] URL..."
+
+// writeParseHelp prints the help of fetch parse.
+func writeParseHelp(w io.Writer) {
+	io.WriteString(w, `Usage: `+parseUsage+`
+
+Print the components of each URL as RFC 1738 defines them, without fetching
+anything: "key: value" lines (the password as ****), a blank line after each
+URL. A URL is parsed leniently unless --strict.
+
+Options:
+  --json         one JSON object per URL, one a line: scheme, user, password,
+                 host, port, path, and an object named after the scheme with
+                 its decoded parts; {"error": ..., "offset": N} for a
+                 malformed URL
+  --strict       parse exactly by RFC 1738's BNF (unsafe and national
+                 characters must be encoded)
+  --normalize    print each URL's normalized form, one a line (scheme and
+                 host lower case, default port dropped, unreserved escapes
+                 decoded, fragment dropped, ...); with --json, a "normalized"
+                 key in each object
+  -h, --help     show this help
+
+Exit codes: 0 every URL parsed, 2 usage error, 3 a URL is malformed.
+
+Examples:
+  fetch parse 'ftp://myname@host.dom/%2Fetc/motd;type=a'
+  fetch parse --json 'gopher://gopher.example.org/7search%09words'
+  fetch parse --normalize HTTP://Example.ORG:80 gopher://h/
+`)
+}
+
+// runParse is "fetch parse [--json] [--strict] [--normalize] URL...": each
+// URL's parsed components, as CONTRACT §3 says. It exits 3 when any URL is
+// malformed.
 func runParse(args []string, stdout, stderr io.Writer) int {
-	asJSON, strict := false, false
+	asJSON, strict, normal := false, false, false
 	var urls []string
-	for i, a := range args {
-		switch a {
-		case "--json":
-			asJSON = true
-		case "--strict":
-			strict = true
-		case "--":
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
 			urls = append(urls, args[i+1:]...)
+			i = len(args)
+		case a == "--json":
+			asJSON = true
+		case a == "--strict":
+			strict = true
+		case a == "--normalize":
+			normal = true
+		case a == "--help" || a == "-h":
+			writeParseHelp(stdout)
+			return 0
+		case len(a) > 1 && a[0] == '-' && len(urls) == 0:
+			fmt.Fprintf(stderr, "fetch parse: unknown option %s (usage: %s; see fetch parse --help)\n", a, parseUsage)
+			return 2
 		default:
-			if len(a) > 1 && a[0] == '-' && len(urls) == 0 {
-				fmt.Fprintf(stderr, "fetch parse: unknown option %s (usage: fetch parse [--json] [--strict] URL...)\n", a)
-				return 2
-			}
 			urls = append(urls, a)
-		}
-		if a == "--" {
-			break
 		}
 	}
 	if len(urls) == 0 {
-		fmt.Fprintln(stderr, "fetch parse: no URL given (usage: fetch parse [--json] [--strict] URL...)")
+		fmt.Fprintf(stderr, "fetch parse: no URL given (usage: %s)\n", parseUsage)
 		return 2
 	}
 	p := url.Parser{Lenient: !strict}
@@ -59,10 +96,17 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		if asJSON {
-			stdout.Write(parseJSON(u))
+		switch {
+		case asJSON:
+			var extra []field
+			if normal {
+				extra = []field{{"normalized", u.Normalize().String()}}
+			}
+			stdout.Write(parseJSON(u, extra...))
 			io.WriteString(stdout, "\n")
-		} else {
+		case normal:
+			fmt.Fprintln(stdout, u.Normalize())
+		default:
 			writeParseText(stdout, u)
 		}
 	}
@@ -150,10 +194,11 @@ func schemeFields(u *url.URL) []field {
 	return nil
 }
 
-// parseJSON renders u as the one-line JSON object of CONTRACT §3.
-func parseJSON(u *url.URL) []byte {
+// parseJSON renders u as the one-line JSON object of CONTRACT §3, with the
+// extra keys after the common ones.
+func parseJSON(u *url.URL, extra ...field) []byte {
 	var b bytes.Buffer
-	writeObject(&b, commonFields(u))
+	writeObject(&b, append(commonFields(u), extra...))
 	if sf := schemeFields(u); sf != nil {
 		b.Truncate(b.Len() - 1)
 		b.WriteByte(',')

@@ -36,3 +36,41 @@ func TestMalformedURLHidesPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHelp: fetch parse --help and -h print its usage and exit 0; an
+// unknown option is a usage error.
+func TestParseHelp(t *testing.T) {
+	for _, h := range []string{"--help", "-h"} {
+		out, errs, code := fetchCmd(t, "", "parse", h)
+		if code != 0 || !strings.Contains(out, "Usage: fetch parse") || !strings.Contains(out, "--normalize") || errs != "" {
+			t.Errorf("fetch parse %s: exit %d, stdout %q, stderr %q", h, code, out, errs)
+		}
+	}
+	if _, errs, code := fetchCmd(t, "", "parse", "--bogus", "http://h/"); code != 2 || !strings.Contains(errs, "unknown option") {
+		t.Errorf("fetch parse --bogus: exit %d, %q", code, errs)
+	}
+	if out, _, code := fetchCmd(t, "", "--help"); code != 0 || !strings.Contains(out, "fetch parse --help") {
+		t.Errorf("fetch --help does not point to fetch parse --help (exit %d)", code)
+	}
+}
+
+// TestParseNormalize: --normalize prints one normalized URL a line, in
+// order; with --json each object gains a "normalized" key; a malformed URL
+// is reported and the others still printed, exit 3.
+func TestParseNormalize(t *testing.T) {
+	out, errs, code := fetchCmd(t, "", "parse", "--normalize",
+		"HTTP://WWW.Example.ORG:80", "gopher://h/", "ftp://h:21/%7Epub/%61;type=A#x", "file://localhost/etc/motd")
+	want := "http://www.example.org/\ngopher://h/1\nftp://h/%7Epub/a;type=a\nfile:///etc/motd\n"
+	if code != 0 || out != want {
+		t.Errorf("fetch parse --normalize: exit %d (%s)\n got %q\nwant %q", code, errs, out, want)
+	}
+	out, _, code = fetchCmd(t, "", "parse", "--json", "--normalize", "http://H:80")
+	wantJSON := `{"scheme":"http","user":null,"password":null,"host":"H","port":80,"path":"","normalized":"http://h/","http":{"path":"/","search":null}}`
+	if code != 0 || strings.TrimSpace(out) != wantJSON {
+		t.Errorf("fetch parse --json --normalize: exit %d\n got %s\nwant %s", code, out, wantJSON)
+	}
+	out, errs, code = fetchCmd(t, "", "parse", "--normalize", "--strict", "http://h/a b", "http://h:80/")
+	if code != 3 || out != "http://h/\n" || !strings.Contains(errs, "offset 10") {
+		t.Errorf("fetch parse --normalize with a malformed URL: exit %d, %q, %q", code, out, errs)
+	}
+}

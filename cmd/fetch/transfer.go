@@ -53,14 +53,15 @@ func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
 	if err != nil {
 		return nil, &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err}
 	}
-	if name == "" || e.cfg.head {
+	if name == "" {
 		return nil, nil
 	}
-	if u.Scheme == "telnet" {
+	if u.Scheme == "telnet" && !e.cfg.head {
 		return nil, &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage,
 			Err: errors.New("a telnet session runs on the terminal and cannot be saved to a file (drop -o/-O)")}
 	}
-	return &fileOut{final: name, resume: e.cfg.resume}, nil
+	// With -I, the metadata goes to the file, as curl writes headers.
+	return &fileOut{final: name, resume: e.cfg.resume && !e.cfg.head}, nil
 }
 
 // onRetry tells of a retry on stderr.
@@ -98,6 +99,11 @@ func (e *runEnv) result(ctx context.Context, r *fetch.Result, stdout io.Writer, 
 func (e *runEnv) deliver(ctx context.Context, res *fetch.Resource, stdout io.Writer, dest *fileOut, prog *multiProgress) (wrote bool, err error) {
 	u := res.URL
 	switch {
+	case e.cfg.head && dest != nil:
+		if _, err := dest.open(); err != nil {
+			return false, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: err}
+		}
+		return false, e.headToFile(&fetch.Request{URL: u}, res, dest)
 	case e.cfg.head:
 		cw := &countWriter{w: stdout}
 		if err := e.printHead(cw, res); err != nil {

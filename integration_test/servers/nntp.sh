@@ -81,6 +81,9 @@ start() {
 	conf pathoutgoing "$dir/spool/outgoing"
 	conf pathincoming "$dir/spool/incoming"
 	conf artcutoff 0
+	# A loaded test machine must not make nnrpd answer "400 load at N, try
+	# later": no load limit.
+	conf nnrpdloadlimit 0
 	conf status 0
 	conf docnfsstat false
 	# The feed newsfeeds of a fresh install: ME only, nothing goes out.

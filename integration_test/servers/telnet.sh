@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # inetutils-telnetd under ucspi-tcp's tcpserver on 127.0.0.1, for the telnet
-# integration tests. Debian's busybox has no telnetd; inetutils' runs one
-# session per connection on stdin, which is what tcpserver gives it.
+# integration tests (servers/busybox-telnetd.sh runs busybox's beside it).
+# inetutils' telnetd runs one session per connection on stdin, which is
+# what tcpserver gives it.
 #
 #   bash servers/telnet.sh start|stop      (IT_DIR set)
 #

@@ -14,6 +14,7 @@ import (
 	"path"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -57,7 +58,10 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 	return []string{"open " + p}, nil
 }
 
-// Fetch opens the file or directory the URL names.
+// Fetch opens the file or directory the URL names. With
+// req.IfModifiedSince set, a file or directory not modified after then
+// fails with Kind NotModified. A file's MediaType is guessed from its name
+// (MediaTypeGuessed is then true).
 func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	p, err := localPath(req.URL)
 	if err != nil {
@@ -75,6 +79,10 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	if err != nil {
 		f.Close()
 		return nil, classify(err)
+	}
+	if since := req.IfModifiedSince; !since.IsZero() && !fi.ModTime().After(since) {
+		f.Close()
+		return nil, fetch.Errorf(fetch.NotModified, "not modified since %s (modified %s)", since.UTC().Format(time.RFC3339), fi.ModTime().UTC().Format(time.RFC3339))
 	}
 	res := &fetch.Resource{URL: req.URL, Size: -1, ModTime: fi.ModTime()}
 	if fi.IsDir() {
@@ -100,7 +108,8 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 	res.Kind = fetch.KindFile
 	res.Size = fi.Size()
-	res.MediaType = mediaType(p)
+	res.MediaType = mime.TypeByExtension(path.Ext(p))
+	res.MediaTypeGuessed = res.MediaType != ""
 	if req.Head {
 		f.Close()
 		res.Body = fetch.NoBody
@@ -120,17 +129,6 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 	res.Body = newFileBody(ctx, f, res.Size)
 	return res, nil
-}
-
-func mediaType(p string) string {
-	t := mime.TypeByExtension(path.Ext(p))
-	if t == "" {
-		return ""
-	}
-	if mt, _, err := mime.ParseMediaType(t); err == nil {
-		return mt
-	}
-	return t
 }
 
 // classify maps an os error to its fetch Kind.

@@ -103,8 +103,8 @@ func TestResumeAndHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Size != 10 || res.MediaType != "text/plain" || res.ModTime.IsZero() || res.Body != fetch.NoBody {
-		t.Errorf("head = size %d type %q mtime %v, want 10 text/plain and a time", res.Size, res.MediaType, res.ModTime)
+	if res.Size != 10 || res.MediaType != "text/plain; charset=utf-8" || res.ModTime.IsZero() || res.Body != fetch.NoBody {
+		t.Errorf("head = size %d type %q mtime %v, want 10 text/plain; charset=utf-8 and a time", res.Size, res.MediaType, res.ModTime)
 	}
 }
 

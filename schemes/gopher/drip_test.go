@@ -2,13 +2,16 @@ package gopher
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
 )
 
 // drip answers with head at once, then with tail one byte at a time, each
@@ -54,6 +57,76 @@ func TestDrippedLines(t *testing.T) {
 		// before.
 		if !errors.Is(err, fetch.Timeout) || time.Since(start) > 10*time.Second {
 			t.Errorf("%s dripped: %v (kind %v) after %v, want kind Timeout from the idle timeout", path, err, fetch.KindOf(err), time.Since(start))
+		}
+	}
+}
+
+// TestControlCharacters checks that server text reaches the error and the
+// trace with its control characters replaced.
+func TestControlCharacters(t *testing.T) {
+	evil := "\x1b]0;PWNED\x07\x1b[2J\xc2\x9b31m"
+	s := newServer(t, map[string]respond{
+		"/err":  send("3Gone" + evil + "\t\terror.host\t1\r\n.\r\n"),
+		"/plus": send("+-1\r\n1 " + evil + "\r\ngone" + evil + "\r\n.\r\n"),
+		"/hdr":  send("+1" + evil + "\r\nx"),
+	})
+	for _, path := range []string{"0/err", "0/plus%09%09+", "0/hdr%09%09!"} {
+		var tr strings.Builder
+		_, _, err := get(t, &Handler{}, "gopher://"+s.addr+"/"+path, func(r *fetch.Request) { r.Trace = fetch.NewTrace(&tr) })
+		text := tr.String()
+		if err != nil {
+			text += err.Error()
+		}
+		if strings.ContainsAny(text, "\x1b\x07\u009b") {
+			t.Errorf("%s: control characters reach the trace or the error:\n%q", path, text)
+		}
+	}
+}
+
+// TestReplyErrors checks that an error item and a Gopher+ error reach the
+// caller as a *fetch.ReplyError holding the server's text.
+func TestReplyErrors(t *testing.T) {
+	s := newServer(t, map[string]respond{
+		"/gone":   send("3Item not found: /gone\t\terror.host\t1\r\n.\r\n"),
+		"/busy":   send("--2\r\n2 Admin <admin@example.org>\r\nLoad too high\r\n"),
+		"/absent": send("--1\r\n1 Admin <admin@example.org>\r\nNo such item\r\n"),
+	})
+	for path, want := range map[string]fetch.ReplyError{
+		"0/gone":          {Code: 0, Text: "Item not found: /gone"},
+		"0/busy%09%09+":   {Code: 2, Text: "Load too high"},
+		"0/absent%09%09+": {Code: 1, Text: "No such item"},
+	} {
+		_, _, err := get(t, &Handler{}, "gopher://"+s.addr+"/"+path, nil)
+		var re *fetch.ReplyError
+		if !errors.As(err, &re) || re.Code != want.Code || re.Text != want.Text {
+			t.Errorf("%s: %v: ReplyError %+v, want %+v", path, err, re, want)
+		}
+	}
+	if _, _, err := get(t, &Handler{}, "gopher://"+s.addr+"/0/busy%09%09+", nil); !errors.Is(err, fetch.Unavailable) {
+		t.Errorf("Gopher+ error 2 (try again later): %v, want kind Unavailable", err)
+	}
+}
+
+// TestCloseAbortsRead checks that Close, called while a Read waits for a
+// server that sends nothing more, ends that Read at once.
+func TestCloseAbortsRead(t *testing.T) {
+	stop := make(chan struct{})
+	s := newServer(t, map[string]respond{"/slow": drip("abc", "", stop)})
+	t.Cleanup(func() { close(stop) })
+	for _, path := range []string{"9/slow", "1/slow", "0/slow"} {
+		u, _ := url.ParseLenient("gopher://" + s.addr + "/" + path)
+		res, err := (&Handler{}).Fetch(context.Background(), &fetch.Request{URL: u, IdleTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := io.ReadAll(res.Body); done <- err }()
+		time.Sleep(100 * time.Millisecond)
+		res.Body.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Close did not abort the blocked Read", path)
 		}
 	}
 }

@@ -301,7 +301,7 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 		shown = lines
 	}
 	for i, l := range lines {
-		req.Trace.Send(traceable(shown[i]))
+		req.Trace.Send(sanitize(traceable(shown[i])))
 		if err := tw.PrintfLine("%s", l); err != nil {
 			s.Close()
 			return nil, readErr(err)

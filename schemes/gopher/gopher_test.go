@@ -402,11 +402,11 @@ func TestGophers(t *testing.T) {
 	}, serverTLS)
 	_, port, _ := net.SplitHostPort(s.addr)
 	trust := func(r *fetch.Request) { r.TLS = clientTLS }
-	res, got, err := get(t, &Handler{}, "gophers://"+s.addr+"/0/ab", trust)
+	_, got, err := get(t, &Handler{}, "gophers://"+s.addr+"/0/ab", trust)
 	if err != nil || string(got) != "secret text\r\n" {
 		t.Fatalf("gophers text = %q, %v", got, err)
 	}
-	res, got, err = get(t, &Handler{}, "gophers://"+s.addr+"/", trust)
+	res, got, err := get(t, &Handler{}, "gophers://"+s.addr+"/", trust)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,12 @@ package gopher
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -223,7 +222,7 @@ func (m *MenuReader) readLine(max int) (line []byte, long bool, err error) {
 // WriteMenu renders the gopher menu read from r for reading on a terminal:
 // one line per item, "[TYPE] display <url>", information lines indented as
 // plain text, error lines marked "[ERR]". Control characters in display
-// strings are shown as '?'. base is the URL the menu came from (for
+// strings are escaped (see fetch.Sanitize). base is the URL the menu came from (for
 // gophers links; may be nil). When lines were skipped, a last line says how
 // many. WriteMenu returns the first error reading r or writing w; the
 // caller closes r.
@@ -281,29 +280,6 @@ func Label(t byte) string {
 	return "[" + sanitize(string(t)) + "]"
 }
 
-// sanitize replaces control characters and invalid UTF-8 with '?', so that
-// a server's text cannot drive the terminal.
-func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b bytes.Buffer
-	for len(s) > 0 {
-		r, n := utf8.DecodeRuneInString(s)
-		switch {
-		case r == utf8.RuneError && n <= 1, r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-			b.WriteByte('?')
-		default:
-			b.WriteString(s[:n])
-		}
-		s = s[n:]
-	}
-	return b.String()
-}
+// sanitize escapes the control characters of server text (see
+// fetch.Sanitize), so that it cannot drive the terminal it is shown on.
+func sanitize(s string) string { return fetch.Sanitize(s) }

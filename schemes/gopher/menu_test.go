@@ -174,7 +174,7 @@ func TestWriteMenu(t *testing.T) {
 		"xOdd type\t/odd\texample.org\t70\r\n" +
 		"bad line\r\n" +
 		".\r\n"
-	want := "      Welcome to ?[31mred?[0m\n" +
+	want := "      Welcome to \\x1b[31mred\\x1b[0m\n" +
 		"[TXT] About <gopher://example.org/0/about>\n" +
 		"[DIR] Files <gopher://example.org:7070/1/files>\n" +
 		"[FIND] Find <gopher://example.org/7/find>\n" +

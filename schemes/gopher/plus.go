@@ -2,6 +2,7 @@ package gopher
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -124,16 +125,19 @@ func (h *Handler) plusError(s *session, size int64) error {
 	if text == "" {
 		text = contact
 	}
-	text = sanitize(truncate(text, 300))
+	text = truncate(text, 300)
+	reply := func(kind fetch.Kind, n int, what string) error {
+		return &fetch.Error{Kind: kind, Err: fmt.Errorf("Gopher+ error %w (%s)", &fetch.ReplyError{Code: n, Text: text}, what)}
+	}
 	switch code {
 	case "1":
-		return fetch.Errorf(fetch.NotFound, "Gopher+ error 1, item not available: %s", text)
+		return reply(fetch.NotFound, 1, "item not available")
 	case "3":
-		return fetch.Errorf(fetch.NotFound, "Gopher+ error 3, item moved: %s", text)
+		return reply(fetch.NotFound, 3, "item moved")
 	case "2":
-		return fetch.Errorf(fetch.Other, "Gopher+ error 2, try again later: %s", text)
+		return reply(fetch.Unavailable, 2, "try again later")
 	}
-	return fetch.Errorf(fetch.Other, "Gopher+ error: %s", sanitize(truncate(strings.Join(strings.Fields(msg), " "), 300)))
+	return &fetch.Error{Kind: fetch.Other, Err: fmt.Errorf("Gopher+ error: %w", &fetch.ReplyError{Text: truncate(strings.Join(strings.Fields(msg), " "), 300)})}
 }
 
 // sizedReader reads exactly n bytes announced by a "+N" header; the server

@@ -127,7 +127,7 @@ func TestPlus(t *testing.T) {
 		text string
 	}{
 		{"0/gone%09%09+", fetch.NotFound, "No such item here"},
-		{"0/busy%09%09+", fetch.Other, "Load too high"},
+		{"0/busy%09%09+", fetch.Unavailable, "Load too high"},
 		{"0/moved%09%09+", fetch.NotFound, "moved"},
 		{"0/plain%09%09!", fetch.Protocol, "does not speak Gopher+"},
 		{"0/err3%09%09+", fetch.NotFound, "Not here"},

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -65,7 +66,8 @@ func (h *Handler) checkErrorItem(s *session, req *fetch.Request) error {
 			texts = append(texts, it.Display)
 		}
 	}
-	return fetch.Errorf(fetch.NotFound, "the server answers with an error item: %s", sanitize(truncate(strings.Join(texts, " "), 300)))
+	re := &fetch.ReplyError{Text: truncate(strings.Join(texts, " "), 300)}
+	return &fetch.Error{Kind: fetch.NotFound, Err: fmt.Errorf("the server answers with an error item: %w", re)}
 }
 
 // peekErrorForm returns the lines of the reply, without their line ends

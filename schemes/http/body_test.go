@@ -183,6 +183,15 @@ func TestResume(t *testing.T) {
 		switch r.URL.Path {
 		case "/ranged": // net/http serves Range, 206 and 416 by the book
 			http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(data))
+		case "/no-total": // lighttpd: a 416 without Content-Range
+			if r.Header.Get("Range") != "" {
+				w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+				return
+			}
+			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+			if r.Method != http.MethodHead {
+				w.Write(data)
+			}
 		case "/ignores":
 			w.Write(data)
 		case "/wrong-start":
@@ -211,6 +220,8 @@ func TestResume(t *testing.T) {
 		{path: "/ranged", offset: 19, want: "j", off: 19, size: 1},
 		{path: "/ranged", offset: 20, want: "", off: 20, size: 0}, // 416, bytes */20: already whole
 		{path: "/ranged", offset: 25, kind: fetch.Other},          // 416, the file is shorter
+		{path: "/no-total", offset: 20, want: "", off: 20, size: 0},
+		{path: "/no-total", offset: 25, kind: fetch.Other},
 		{path: "/ignores", offset: 5, want: string(data), off: 0, size: 20},
 		{path: "/wrong-start", offset: 5, kind: fetch.Protocol},
 		{path: "/bad-range", offset: 5, kind: fetch.Protocol},
@@ -219,6 +230,9 @@ func TestResume(t *testing.T) {
 	h := newHandler(t)
 	for _, tt := range tests {
 		res, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+tt.path), Offset: tt.offset})
+		if tt.kind == fetch.Other && err != nil && !strings.Contains(err.Error(), fmt.Sprintf("byte %d: the resource has 20 bytes", tt.offset)) {
+			t.Errorf("%s at %d: %q does not name both sizes", tt.path, tt.offset, err)
+		}
 		if tt.kind != 0 && !errors.Is(err, tt.kind) {
 			t.Errorf("%s at %d: %v (kind %v), want kind %v", tt.path, tt.offset, err, fetch.KindOf(err), tt.kind)
 			continue

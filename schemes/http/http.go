@@ -10,6 +10,7 @@ package http
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -93,9 +94,15 @@ func (h *Handler) maxRedirects() int {
 
 // Fetch sends GET (HEAD when req.Head) for the URL, follows redirects, and
 // returns the final reply's body as the Resource's Body; the caller closes
-// it. A status of 400 or more is an error: 404 and 410 of Kind NotFound,
-// 401, 403 and 407 of Kind Auth, others of Kind Other, each naming the
-// status line. A redirect beyond MaxRedirects is an error of Kind Protocol
+// it, Header the reply's header fields, Status its status code, and
+// MediaType its Content-Type with any parameters (charset). It sends the
+// handler's header fields and then req.Header's, and If-Modified-Since
+// for req.IfModifiedSince. A status of 400 or more is an error holding a
+// *fetch.ReplyError: 404 and 410 of Kind NotFound, 401, 403 and 407 of
+// Kind Auth, 408 and 504 of Kind Timeout, 429 and 503 of Kind Unavailable
+// (with the Retry-After the server gave, see fetch.RetryAfter), others of
+// Kind Other, each naming the status line. A 304, the answer to a
+// conditional request, is an error of Kind NotModified and moves no body. A redirect beyond MaxRedirects is an error of Kind Protocol
 // naming the limit and the Location. With req.Offset > 0 it asks for the
 // rest with Range; when the server honours it (206 with a matching
 // Content-Range) the Resource's Offset is req.Offset, and when it sends the
@@ -110,6 +117,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 	u := req.URL
 	origin := slotKey(u)
+	credsOrigin := u.Scheme + "://" + u.HostPort()
 	given, prompted := req.Credentials(), false
 	max := h.maxRedirects()
 	for hop := 0; ; hop++ {
@@ -117,7 +125,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		switch {
 		case u != req.URL && u.User != nil:
 			creds = u.User // a redirect to a URL with its own login
-		case u.Scheme+"://"+u.HostPort() == origin:
+		case u.Scheme+"://"+u.HostPort() == credsOrigin:
 			creds = given // credentials go to the host they were given for only
 		}
 		var (
@@ -125,12 +133,14 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 			next *url.URL
 			err  error
 		)
-		if hop > 0 && h.Redirect != nil && slotKey(u) != origin {
-			res, next, err = h.viaClient(ctx, req, u, creds)
-		} else {
-			// The first request, or a hop to the host whose slot this
-			// fetch holds already.
+		switch {
+		case hop == 0:
 			res, next, err = h.once(ctx, req, u, creds)
+		case h.Redirect != nil && slotKey(u) != origin:
+			res, next, err = h.viaClient(ctx, req.Follow(u), creds)
+		default:
+			// A hop back to the host whose slot this fetch holds.
+			res, next, err = h.once(ctx, req.Follow(u), u, creds)
 		}
 		if err != nil && !prompted && creds != nil && creds == given && !creds.HasPassword && req.Prompt != nil && isStatus(err, http.StatusUnauthorized) {
 			// "-u user" without a password: ask for it once, as curl does.
@@ -146,7 +156,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 			return res, err
 		}
 		if hop >= max {
-			return nil, fetch.Errorf(fetch.Protocol, "redirect to %s not followed: the limit is %d redirects", next.Redacted(), max)
+			return nil, fetch.Errorf(fetch.Protocol, "redirect to %s not followed: the redirect limit is %d", next.Redacted(), max)
 		}
 		req.Trace.Notef("redirect %d of at most %d: to %s", hop+1, max, next.Redacted())
 		if next.Scheme != "http" && next.Scheme != "https" {
@@ -159,8 +169,8 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 }
 
-// slotKey names the host a fetch.Client gives per-host slots for.
-func slotKey(u *url.URL) string { return u.Scheme + "://" + u.HostPort() }
+// slotKey names the address a fetch.Client gives per-host slots for.
+func slotKey(u *url.URL) string { return u.HostPort() }
 
 // hopKey is the context key of a redirect hop on its way through the
 // Client back to the Handler that asked for it.
@@ -189,11 +199,12 @@ func takeHop(ctx context.Context, h *Handler, u *url.URL) *hopState {
 	return st
 }
 
-// viaClient makes the hop to u through Redirect: the Resource, or the URL
+// viaClient makes the hop hreq through Redirect: the Resource, or the URL
 // a further redirect points to.
-func (h *Handler) viaClient(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo) (*fetch.Resource, *url.URL, error) {
+func (h *Handler) viaClient(ctx context.Context, hreq *fetch.Request, creds *url.Userinfo) (*fetch.Resource, *url.URL, error) {
+	u := hreq.URL
 	st := &hopState{h: h, url: u.String(), creds: creds}
-	res, err := h.Redirect(context.WithValue(ctx, hopKey{}, st), h.hopRequest(req, u))
+	res, err := h.Redirect(context.WithValue(ctx, hopKey{}, st), hreq)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -221,22 +232,6 @@ func (h *Handler) hop(ctx context.Context, req *fetch.Request, st *hopState) (*f
 	return res, nil
 }
 
-// hopRequest returns the request for a redirect to u: the per-call
-// settings of req, none of its credentials.
-func (h *Handler) hopRequest(req *fetch.Request, u *url.URL) *fetch.Request {
-	return &fetch.Request{
-		URL:            u,
-		Hop:            true,
-		Offset:         req.Offset,
-		Head:           req.Head,
-		Trace:          req.Trace,
-		ConnectTimeout: req.ConnectTimeout,
-		IdleTimeout:    req.IdleTimeout,
-		TLS:            req.TLS,
-		Prompt:         req.Prompt,
-	}
-}
-
 // check applies the policy to a redirect target.
 func (h *Handler) check(u *url.URL) error {
 	if h.Policy != nil {
@@ -262,7 +257,7 @@ func (h *Handler) crossScheme(ctx context.Context, req *fetch.Request, next *url
 		return nil, err
 	}
 	req.Trace.Notef("following the redirect to %s through its own handler", next.Redacted())
-	return h.Redirect(ctx, h.hopRequest(req, next))
+	return h.Redirect(ctx, req.Follow(next))
 }
 
 // once makes one hop: it sends the request for u and returns either the
@@ -304,15 +299,21 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		Header:     make(http.Header),
 		Host:       nu.Host,
 	}).WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
-	for _, hd := range h.headers(u, creds, offset, req.Head) {
+	hs, err := h.headers(req, u, creds, offset, req.Head)
+	if err != nil {
+		return fail(err)
+	}
+	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
 		case "Accept-Encoding":
-			if h.Raw {
+			// Sent only when the body is to stay encoded (Raw, or the
+			// request's own field); otherwise net/http sends it and decodes.
+			if h.Raw || req.Header.Get("Accept-Encoding") != "" {
 				hreq.Header.Set(hd.name, hd.value)
 			}
 		default:
-			hreq.Header.Set(hd.name, hd.value)
+			hreq.Header.Add(hd.name, hd.value)
 		}
 	}
 	resp, err := h.transport(req.TLS).RoundTrip(hreq)
@@ -339,14 +340,20 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		return fail(err)
 	}
 	res, err := resource(u, resp, req, offset)
+	if errors.Is(err, errNoTotal) {
+		// A 416 that does not say the size (lighttpd): ask for it.
+		drain(wd, req, resp.Body)
+		wd.stop()
+		cancel(errClosed)
+		res, err = h.wholeAlready(ctx, req, u, creds, offset)
+		return res, nil, err
+	}
 	if err != nil {
 		drain(wd, req, resp.Body)
 		return fail(err)
 	}
-	if h.Raw {
-		if ce := resp.Header.Get("Content-Encoding"); ce != "" {
-			res.Extra["content-encoding"] = ce
-		}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !resp.Uncompressed {
+		res.Extra[fetch.ExtraContentEncoding] = fetch.Sanitize(ce)
 	}
 	if req.Head || res.Body != nil {
 		resp.Body.Close()
@@ -415,4 +422,31 @@ func idleTimeout(req *fetch.Request) time.Duration {
 		return req.IdleTimeout
 	}
 	return 60 * time.Second
+}
+
+// wholeAlready answers a resume at offset that the server refused with a
+// 416 not saying the resource's size: it asks for the size with HEAD.
+// When the resource is offset bytes long, nothing is left to send and the
+// Resource is the one a 416 with "bytes */offset" gives; otherwise it is
+// an error naming both sizes.
+func (h *Handler) wholeAlready(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, offset int64) (*fetch.Resource, error) {
+	req.Trace.Notef("the server refused the range without saying the size: asking for it with HEAD")
+	head := *req
+	head.Head, head.Offset = true, 0
+	res, next, err := h.once(ctx, &head, u, creds)
+	switch {
+	case err != nil:
+		return nil, err
+	case next != nil:
+		return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the server refused the range (416), and a HEAD request is redirected", offset)
+	case res.Size < 0:
+		return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the server refused the range (416) and does not tell the size", offset)
+	case res.Size != offset:
+		return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the resource has %d bytes (server replied 416)", offset, res.Size)
+	}
+	req.Trace.Notef("the resource is %d bytes long: nothing left to resume", offset)
+	res.Offset, res.Size, res.Body = offset, 0, fetch.NoBody
+	res.Status = http.StatusRequestedRangeNotSatisfiable
+	res.Extra[fetch.ExtraHTTPStatus] = "416 Range Not Satisfiable"
+	return res, nil
 }

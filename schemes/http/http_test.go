@@ -111,8 +111,8 @@ func TestStatus(t *testing.T) {
 		{300, 0}, // no Location: delivered as is
 		{400, fetch.Other}, {401, fetch.Auth}, {403, fetch.Auth}, {404, fetch.NotFound},
 		{405, fetch.Other}, {407, fetch.Auth}, {408, fetch.Timeout}, {410, fetch.NotFound},
-		{416, fetch.Other}, {418, fetch.Other}, {429, fetch.Other},
-		{500, fetch.Other}, {502, fetch.Other}, {503, fetch.Other}, {504, fetch.Timeout},
+		{416, fetch.Other}, {418, fetch.Other}, {429, fetch.Unavailable},
+		{500, fetch.Other}, {502, fetch.Other}, {503, fetch.Unavailable}, {504, fetch.Timeout},
 	}
 	h := newHandler(t)
 	for _, tt := range tests {
@@ -123,14 +123,21 @@ func TestStatus(t *testing.T) {
 			} else if want := fmt.Sprintf("HTTP/1.1 %d %s", tt.code, http.StatusText(tt.code)); !strings.Contains(err.Error(), want) {
 				t.Errorf("status %d: error %q does not name the status line %q", tt.code, err, want)
 			}
+			var re *fetch.ReplyError
+			if !errors.As(err, &re) || re.Code != tt.code || re.Text != http.StatusText(tt.code) {
+				t.Errorf("status %d: ReplyError %+v, want code %d text %q", tt.code, re, tt.code, http.StatusText(tt.code))
+			}
 			continue
 		}
 		if err != nil {
 			t.Errorf("status %d: %v", tt.code, err)
 			continue
 		}
-		if want := fmt.Sprintf("status %d\n", tt.code); string(body) != want || res.MediaType != "text/plain" || res.Kind != fetch.KindFile {
-			t.Errorf("status %d: body %q type %q kind %v, want %q text/plain file", tt.code, body, res.MediaType, res.Kind, want)
+		if want := fmt.Sprintf("status %d\n", tt.code); string(body) != want || res.MediaType != "text/plain; charset=utf-8" || res.Kind != fetch.KindFile {
+			t.Errorf("status %d: body %q type %q kind %v, want %q text/plain; charset=utf-8 file", tt.code, body, res.MediaType, res.Kind, want)
+		}
+		if res.Status != tt.code || res.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+			t.Errorf("status %d: Status %d, Header %v", tt.code, res.Status, res.Header)
 		}
 		if res.Extra["http-status"] != fmt.Sprintf("%d %s", tt.code, http.StatusText(tt.code)) {
 			t.Errorf("status %d: Extra = %v", tt.code, res.Extra)
@@ -195,7 +202,7 @@ func TestRequestSent(t *testing.T) {
 		if tt.req.Head {
 			wantBody = ""
 		}
-		if string(body) != wantBody || res.Size != 5 || res.MediaType != "text/html" ||
+		if string(body) != wantBody || res.Size != 5 || res.MediaType != "text/html; charset=latin1" || res.MediaTypeGuessed ||
 			!res.ModTime.Equal(time.Date(1994, 11, 6, 8, 49, 37, 0, time.UTC)) || res.Extra["etag"] != `"abc"` {
 			t.Errorf("%s: body %q size %d type %q mod %v extra %v", tt.name, body, res.Size, res.MediaType, res.ModTime, res.Extra)
 		}

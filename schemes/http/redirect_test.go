@@ -135,9 +135,9 @@ func TestRedirects(t *testing.T) {
 		max  int
 		want []string
 	}{
-		{"/chain/1", -1, []string{"0 redirects", "/chain/0"}},
-		{"/chain/4", 3, []string{"3 redirects", "/chain/0"}},
-		{"/chain/11", 0, []string{"10 redirects", "/chain/0"}},
+		{"/chain/1", -1, []string{"redirect limit is 0", "/chain/0"}},
+		{"/chain/4", 3, []string{"redirect limit is 3", "/chain/0"}},
+		{"/chain/11", 0, []string{"redirect limit is 10", "/chain/0"}},
 	} {
 		h := &Handler{MaxRedirects: tt.max}
 		t.Cleanup(func() { h.Close() })

@@ -4,20 +4,13 @@ import (
 	"encoding/base64"
 	"net/http"
 	neturl "net/url"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
 )
-
-// target is what one hop of a fetch sends: the net/http request and the
-// lines a trace or a plan shows for it.
-type target struct {
-	req   *http.Request
-	uri   string // the request-target, still encoded
-	proxy *neturl.URL
-}
 
 // checkLine refuses, at the point where a request line or header is
 // written, any byte that could end or split it: a raw control character
@@ -82,29 +75,78 @@ func basicAuth(ui *url.Userinfo) string {
 // header is one request header in the order it is planned and traced.
 type header struct{ name, value string }
 
-// headers returns the headers the handler sets for a hop, in order. The
-// Authorization value is real; callers mask it for display.
-func (h *Handler) headers(u *url.URL, creds *url.Userinfo, offset int64, head bool) []header {
-	hs := []header{{"Host", hostHeader(u)}, {"User-Agent", h.userAgent()}}
+// headers returns the headers sent for a hop, in order: the handler's own,
+// then the request's Header fields (which replace the handler's User-Agent
+// and Accept-Encoding when they name them), sorted by name. The
+// Authorization value is real; callers mask it for display. A Header field
+// that could end or split the request is refused (RFC 9110 §5).
+func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, offset int64, head bool) ([]header, error) {
+	hs := []header{{"Host", hostHeader(u)}}
+	if req.Header.Get("User-Agent") == "" {
+		hs = append(hs, header{"User-Agent", h.userAgent()})
+	}
 	if creds != nil {
 		hs = append(hs, header{"Authorization", basicAuth(creds)})
 	}
 	if offset > 0 {
 		hs = append(hs, header{"Range", "bytes=" + strconv.FormatInt(offset, 10) + "-"})
 	}
-	if h.Raw || (offset == 0 && !head) {
+	if (h.Raw || (offset == 0 && !head)) && req.Header.Get("Accept-Encoding") == "" {
 		// net/http adds this itself and decodes the body, except on a
 		// Range or HEAD request; with Raw it is set here so that net/http
 		// leaves the body encoded.
 		hs = append(hs, header{"Accept-Encoding", "gzip"})
 	}
-	return hs
+	if t := req.IfModifiedSince; !t.IsZero() && req.Header.Get("If-Modified-Since") == "" {
+		hs = append(hs, header{"If-Modified-Since", t.UTC().Format(http.TimeFormat)})
+	}
+	names := make([]string, 0, len(req.Header))
+	for k := range req.Header {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		ck := http.CanonicalHeaderKey(k)
+		switch ck {
+		case "Host", "Range", "Content-Length", "Transfer-Encoding", "Connection":
+			continue // the handler's to set
+		case "Authorization":
+			if creds != nil {
+				continue // the URL's or the request's credentials win
+			}
+		}
+		if !validName(k) {
+			return nil, fetch.Errorf(fetch.Refused, "the header name %q is not a token", fetch.Sanitize(k))
+		}
+		for _, v := range req.Header[k] {
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return nil, fetch.Errorf(fetch.Refused, "the %s header holds a CR, LF or NUL, which would split the request", ck)
+			}
+			hs = append(hs, header{ck, v})
+		}
+	}
+	return hs, nil
+}
+
+// validName reports whether s is a header field name: a token of RFC 9110
+// §5.6.2.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // mask returns a header value as it may be shown: credentials as ****.
 func mask(name, value string) string {
 	switch strings.ToLower(name) {
-	case "authorization", "proxy-authorization":
+	case "authorization", "proxy-authorization", "cookie":
 		if scheme, _, ok := strings.Cut(value, " "); ok {
 			return scheme + " ****"
 		}
@@ -151,7 +193,11 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 		}
 	}
 	lines = append(lines, method+" "+uri+" HTTP/1.1")
-	for _, hd := range h.headers(u, req.Credentials(), offset, req.Head) {
+	hs, err := h.headers(req, u, req.Credentials(), offset, req.Head)
+	if err != nil {
+		return nil, err
+	}
+	for _, hd := range hs {
 		lines = append(lines, hd.name+": "+mask(hd.name, hd.value))
 	}
 	if proxy != nil && u.Scheme == "http" && proxy.User != nil {

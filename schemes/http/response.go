@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -21,18 +23,29 @@ import (
 // its hop is over.
 var errClosed = errors.New("request finished")
 
+// errNoTotal is what resource returns for a 416 to a resume that does not
+// say the resource's size.
+var errNoTotal = errors.New("416 without the size")
+
 // statusLine returns the reply's status line, such as "HTTP/1.1 404 Not
 // Found".
+// Control characters in the reason phrase are escaped.
 func statusLine(resp *http.Response) string {
-	return resp.Proto + " " + resp.Status
+	return fetch.Sanitize(resp.Proto + " " + resp.Status)
 }
 
 // statusError returns the error a reply's status means, or nil for a
-// status below 400: 404 and 410 are NotFound; 401, 403 and 407 are Auth;
-// 408 and 504 are Timeout; any other is Other. A 416 is left to resource,
-// which knows whether a resume asked for it.
+// status below 400 other than 304: 304 is NotModified (the answer to a
+// conditional request); 404 and 410 are NotFound; 401, 403 and 407 are
+// Auth; 408 and 504 are Timeout; 429 and 503 are Unavailable, with the
+// Retry-After the server gave; any other is Other. Each holds a
+// *fetch.ReplyError with the status code and reason phrase. A 416 is left
+// to resource, which knows whether a resume asked for it.
 func statusError(resp *http.Response) error {
 	code := resp.StatusCode
+	if code == http.StatusNotModified {
+		return &fetch.Error{Kind: fetch.NotModified, Err: replyError(resp)}
+	}
 	if code < 400 || code == http.StatusRequestedRangeNotSatisfiable {
 		return nil
 	}
@@ -44,22 +57,56 @@ func statusError(resp *http.Response) error {
 		kind = fetch.Auth
 	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
 		kind = fetch.Timeout
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		kind = fetch.Unavailable
 	}
-	return &fetch.Error{Kind: kind, Err: &statusErr{code: code, line: statusLine(resp)}}
+	return &fetch.Error{Kind: kind, Err: replyError(resp)}
+}
+
+// replyError returns the *fetch.ReplyError of a reply, wrapped so that its
+// message reads "server replied HTTP/1.1 404 Not Found".
+func replyError(resp *http.Response) error {
+	re := &fetch.ReplyError{
+		Code:       resp.StatusCode,
+		Text:       strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
+		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now()),
+	}
+	return &statusErr{proto: resp.Proto, re: re}
 }
 
 // statusErr is a reply whose status is an error.
 type statusErr struct {
-	code int
-	line string
+	proto string
+	re    *fetch.ReplyError
 }
 
-func (e *statusErr) Error() string { return "server replied " + e.line }
+func (e *statusErr) Error() string { return "server replied " + e.proto + " " + e.re.Error() }
+func (e *statusErr) Unwrap() error { return e.re }
 
 // isStatus reports whether err is a reply with the status code.
 func isStatus(err error, code int) bool {
-	var se *statusErr
-	return errors.As(err, &se) && se.code == code
+	var re *fetch.ReplyError
+	return errors.As(err, &re) && re.Code == code
+}
+
+// retryAfter parses a Retry-After value, delay-seconds or an HTTP date
+// (RFC 9110 §10.2.3), as a duration from now; 0 when absent, malformed or
+// past. It is capped at a day.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 {
+			return 0
+		}
+		d = time.Duration(min(n, 86400)) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	return max(0, min(d, 24*time.Hour))
 }
 
 // resource builds the Resource for a successful reply; Body is left nil
@@ -67,28 +114,24 @@ func isStatus(err error, code int) bool {
 // send, whose Body is empty.
 func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64) (*fetch.Resource, error) {
 	res := &fetch.Resource{
-		URL:   u,
-		Kind:  fetch.KindFile,
-		Size:  resp.ContentLength,
-		Extra: map[string]string{"http-status": resp.Status, "http-version": resp.Proto},
+		URL:    u,
+		Kind:   fetch.KindFile,
+		Size:   resp.ContentLength,
+		Header: resp.Header,
+		Status: resp.StatusCode,
+		Extra:  map[string]string{fetch.ExtraHTTPStatus: fetch.Sanitize(resp.Status), fetch.ExtraHTTPVersion: resp.Proto},
 	}
 	if res.Size < 0 {
 		res.Size = -1
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err == nil {
-			res.MediaType = mt
-		} else {
-			res.MediaType = strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])
-		}
-	}
+	res.MediaType = mediaType(resp.Header.Get("Content-Type"))
 	if lm := resp.Header.Get("Last-Modified"); lm != "" {
 		if t, err := http.ParseTime(lm); err == nil {
 			res.ModTime = t
 		}
 	}
 	if et := resp.Header.Get("ETag"); et != "" && len(et) < 256 {
-		res.Extra["etag"] = et
+		res.Extra["etag"] = fetch.Sanitize(et)
 	}
 	switch {
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
@@ -100,9 +143,12 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 			return res, nil
 		}
 		if offset > 0 && ok {
-			return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the resource has only %d (server replied %s)", offset, total, statusLine(resp))
+			return nil, &fetch.Error{Kind: fetch.Other, Err: fmt.Errorf("cannot resume at byte %d: the resource has %d bytes (%w)", offset, total, replyError(resp))}
 		}
-		return nil, fetch.Errorf(fetch.Other, "server replied %s", statusLine(resp))
+		if offset > 0 {
+			return nil, errNoTotal
+		}
+		return nil, &fetch.Error{Kind: fetch.Other, Err: replyError(resp)}
 	case offset > 0 && resp.StatusCode == http.StatusPartialContent:
 		first, last, total, err := parseContentRange(resp.Header.Get("Content-Range"))
 		if err != nil {
@@ -125,6 +171,21 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		return nil, fetch.Errorf(fetch.Protocol, "server replied %s to a request for the whole resource", statusLine(resp))
 	}
 	return res, nil
+}
+
+// mediaType returns a Content-Type as the server stated it, parameters
+// (charset) kept: in canonical form when it parses, else as sent, less
+// surrounding space and control characters.
+func mediaType(ct string) string {
+	if ct == "" {
+		return ""
+	}
+	if mt, params, err := mime.ParseMediaType(ct); err == nil {
+		if f := mime.FormatMediaType(mt, params); f != "" {
+			return f
+		}
+	}
+	return fetch.Sanitize(strings.TrimSpace(ct))
 }
 
 // parseContentRange parses "bytes FIRST-LAST/TOTAL" (TOTAL may be "*",
@@ -189,7 +250,7 @@ func traceReply(tr *fetch.Trace, resp *http.Response) {
 			if k == "Location" {
 				v = redactLocation(v)
 			}
-			tr.Recv(k + ": " + v)
+			tr.Recv(fetch.Sanitize(k + ": " + v))
 		}
 	}
 	if resp.Uncompressed {

@@ -1,8 +1,12 @@
 package http
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 func TestParseContentRange(t *testing.T) {
@@ -60,4 +64,44 @@ func TestRedactLocation(t *testing.T) {
 			t.Errorf("redactLocation(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// TestControlCharacters checks that server text reaches errors and the
+// trace with its control characters escaped: a terminal shows it, it does
+// not obey it.
+func TestControlCharacters(t *testing.T) {
+	evil := "\x1b]0;PWNED\x07\x1b[2J\x9b31m"
+	for _, reply := range []string{
+		"HTTP/1.1 404 Not " + evil + "Found\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nX-Evil: a" + evil + "b\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 302 Found\r\nLocation: /x" + evil + "\r\nContent-Length: 0\r\n\r\n",
+	} {
+		base := rawServer(t, reply, false)
+		var tr bytes.Buffer
+		h := &Handler{MaxRedirects: -1}
+		t.Cleanup(func() { h.Close() })
+		res, _, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), Trace: fetch.NewTrace(&tr)})
+		text := tr.String()
+		if err != nil {
+			text += err.Error()
+		} else {
+			for k, v := range res.Extra {
+				text += k + v
+			}
+		}
+		if hasControl(text) {
+			t.Errorf("reply %q: control characters reach the trace or error:\n%q", reply, text)
+		}
+	}
+}
+
+// hasControl reports whether s holds a control character other than the
+// trace's line ends, a C1 control, or a byte that is not UTF-8.
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError {
+			return true
+		}
+	}
+	return false
 }

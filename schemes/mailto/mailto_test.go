@@ -234,6 +234,10 @@ func TestRecipientRefused(t *testing.T) {
 	if !errors.Is(err, fetch.NotFound) {
 		t.Errorf("refused recipient: %v, want Kind NotFound", err)
 	}
+	var re *fetch.ReplyError
+	if !errors.As(err, &re) || re.Code != 550 {
+		t.Errorf("refused recipient: %v, want a ReplyError with code 550", err)
+	}
 }
 
 func TestNoRelay(t *testing.T) {

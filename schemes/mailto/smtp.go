@@ -218,8 +218,10 @@ func (c *client) quit() {
 }
 
 // classify gives an SMTP failure its Kind: authentication refusals are
-// Auth, a recipient refused as unknown is NotFound, other unexpected
-// replies are Protocol; network failures keep their own kinds.
+// Auth, a recipient refused as unknown is NotFound, 421 (service not
+// available) is Unavailable, other unexpected replies are Protocol, each
+// wrapping the reply as a *fetch.ReplyError; network failures keep their
+// own kinds.
 func classify(err error, stage string) error {
 	var te *textproto.Error
 	if errors.As(err, &te) {
@@ -229,8 +231,10 @@ func classify(err error, stage string) error {
 			k = fetch.Auth
 		case stage == "RCPT" && (te.Code == 550 || te.Code == 551 || te.Code == 553):
 			k = fetch.NotFound
+		case te.Code == 421:
+			k = fetch.Unavailable
 		}
-		return fetch.Errorf(k, "the relay refused %s: %d %s", stage, te.Code, te.Msg)
+		return &fetch.Error{Kind: k, Err: fmt.Errorf("the relay refused %s: %w", stage, &fetch.ReplyError{Code: te.Code, Text: te.Msg})}
 	}
 	if errors.Is(err, io.EOF) {
 		return fetch.Errorf(fetch.Protocol, "the relay closed the connection during %s", stage)

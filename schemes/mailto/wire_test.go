@@ -3,6 +3,7 @@ package mailto
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -104,5 +105,21 @@ func TestReplyBounded(t *testing.T) {
 	_, err := h.Fetch(ctx, req)
 	if fetch.KindOf(err) != fetch.Timeout || ctx.Err() != nil {
 		t.Errorf("Fetch from a dripping relay: %v, want Kind Timeout before the context's end", err)
+	}
+}
+
+// TestServiceUnavailable checks that a relay answering 421 is Unavailable,
+// with the reply as a ReplyError.
+func TestServiceUnavailable(t *testing.T) {
+	addr := fetchtest.Serve(t, func(c net.Conn) {
+		c.Write([]byte("421 too busy, come back later\r\n"))
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		bufio.NewReader(c).ReadString('\n')
+	})
+	h := &Handler{Relay: addr, Hello: "client.test", From: "me@client.test"}
+	_, err := send(t, h, "mailto:joe@example.com", "hi\n", nil)
+	var re *fetch.ReplyError
+	if fetch.KindOf(err) != fetch.Unavailable || !errors.As(err, &re) || re.Code != 421 {
+		t.Errorf("a 421 greeting: %v, want Kind Unavailable with a ReplyError 421", err)
 	}
 }

@@ -9,9 +9,9 @@ import (
 )
 
 // decodeWith reads a block with the reader mk makes, in reads of size
-// step, and returns the decoded bytes, the final error and the bytes left
-// after the block.
-func decodeWith(in []byte, step int, mk func(*bufio.Reader) io.Reader) (out []byte, err error, rest []byte) {
+// step, and returns the decoded bytes, the bytes left after the block and
+// the final error.
+func decodeWith(in []byte, step int, mk func(*bufio.Reader) io.Reader) (out, rest []byte, err error) {
 	br := bufio.NewReaderSize(bytes.NewReader(in), 16)
 	r := mk(br)
 	buf := make([]byte, step)
@@ -24,7 +24,7 @@ func decodeWith(in []byte, step int, mk func(*bufio.Reader) io.Reader) (out []by
 		}
 	}
 	rest, _ = io.ReadAll(br)
-	return out, err, rest
+	return out, rest, err
 }
 
 // checkDot compares newDotReader with textproto's DotReader on a block
@@ -32,8 +32,8 @@ func decodeWith(in []byte, step int, mk func(*bufio.Reader) io.Reader) (out []by
 // line that follows an empty line; TestDotReaderBareLF covers those.)
 func checkDot(t *testing.T, in []byte, step int) {
 	t.Helper()
-	want, werr, wrest := decodeWith(in, step, func(br *bufio.Reader) io.Reader { return textproto.NewReader(br).DotReader() })
-	got, gerr, grest := decodeWith(in, step, func(br *bufio.Reader) io.Reader { return newDotReader(br) })
+	want, wrest, werr := decodeWith(in, step, func(br *bufio.Reader) io.Reader { return textproto.NewReader(br).DotReader() })
+	got, grest, gerr := decodeWith(in, step, func(br *bufio.Reader) io.Reader { return newDotReader(br) })
 	if gerr != io.EOF {
 		grest, wrest = nil, nil // the connection is broken: what is left does not matter
 	}
@@ -84,7 +84,7 @@ func TestDotReaderBareLF(t *testing.T) {
 		{"\n.\n", "\n", ""},
 		{"a\r\n\n.\r\n", "a\n\n", ""},
 	} {
-		got, err, rest := decodeWith([]byte(tt.in), 5, func(br *bufio.Reader) io.Reader { return newDotReader(br) })
+		got, rest, err := decodeWith([]byte(tt.in), 5, func(br *bufio.Reader) io.Reader { return newDotReader(br) })
 		if string(got) != tt.want || err != io.EOF || string(rest) != tt.rest {
 			t.Errorf("decode(%q) = %q, %v, rest %q; want %q, EOF, rest %q", tt.in, got, err, rest, tt.want, tt.rest)
 		}

@@ -152,12 +152,6 @@ func hostPort(u *url.URL) string {
 	return h
 }
 
-// visible replaces control characters with '?'.
-func visible(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, strings.ToValidUTF8(s, "?"))
-}
+// visible escapes the characters of server text that could act on a
+// terminal (fetch.Sanitize).
+func visible(s string) string { return fetch.Sanitize(s) }

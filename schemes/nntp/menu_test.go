@@ -21,7 +21,7 @@ func TestRender(t *testing.T) {
 		{"news:local.test", false,
 			"     1  first  (fake@example)  news:one@example.org\n" +
 				"     2  second  (fake@example)  news:two@example.org\n" +
-				"     3  ?[31mred?[0m  (fake@example)  news:evil@example.org\n"},
+				"     3  \\x1b[31mred\\x1b[0m  (fake@example)  news:evil@example.org\n"},
 		{"nntp://" + addr + "/local.test", false,
 			"     1  first  (fake@example)  nntp://" + addr + "/local.test/1\n"},
 		{"news:*", false,

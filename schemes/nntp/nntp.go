@@ -127,122 +127,138 @@ func (h *Handler) do(s *session, req *fetch.Request, t *target) (*fetch.Resource
 	res := &fetch.Resource{URL: req.URL, Size: -1, Extra: map[string]string{}}
 	switch t.what {
 	case articleByNumber, articleByID:
-		res.Kind, res.MediaType = fetch.KindArticle, "message/rfc822"
-		verb, code := "ARTICLE", 220
-		if req.Head {
-			verb, code = "HEAD", 221
-		}
-		arg := "<" + t.id + ">"
-		if t.what == articleByNumber {
-			if _, _, _, err := s.selectGroup(t.group, false); err != nil {
-				return nil, err
-			}
-			arg = strconv.FormatInt(t.number, 10)
-			res.Extra["nntp-group"] = t.group
-		}
-		r, err := s.cmd(verb + " " + arg)
-		if err != nil {
-			return nil, err
-		}
-		if r.Code != code {
-			if r.Code == 412 {
-				s.group = ""
-			}
-			return nil, replyError(verb+" "+arg, r)
-		}
-		if f := strings.Fields(r.Text); len(f) >= 2 {
-			res.Extra["nntp-article"] = f[0]
-			res.Extra["nntp-message-id"] = clip(f[1])
-		}
-		if req.Head {
-			hdr, err := s.readShortBlock(maxHeadBytes)
-			if err != nil {
-				return nil, err
-			}
-			headMeta(res, hdr)
-			res.Body = fetch.NoBody
-			h.release(s, true)
-			return res, nil
-		}
-		res.Body = newDotBody(h, s, "article")
-		return res, nil
-
+		return h.article(s, req, t, res)
 	case overview:
-		res.Kind, res.MediaType = fetch.KindList, "text/plain"
-		count, low, high, err := s.selectGroup(t.group, true)
-		if err != nil {
-			return nil, err
-		}
-		res.Extra["nntp-group"] = t.group
-		res.Extra["nntp-list"] = "overview"
-		res.Extra["nntp-count"] = strconv.FormatInt(count, 10)
-		res.Extra["nntp-low"] = strconv.FormatInt(low, 10)
-		res.Extra["nntp-high"] = strconv.FormatInt(high, 10)
-		if req.Head || count == 0 || high < low {
-			res.Body = fetch.NoBody
-			if !req.Head {
-				res.Size = 0
-			}
-			h.release(s, true)
-			return res, nil
-		}
-		rng := strconv.FormatInt(low, 10) + "-" + strconv.FormatInt(high, 10)
-		var r reply
-		for _, verb := range []string{"OVER", "XOVER"} {
-			if verb == "OVER" && s.noOver {
-				continue
-			}
-			r, err = s.cmd(verb + " " + rng)
-			if err != nil {
-				return nil, err
-			}
-			if r.Code != 500 || verb == "XOVER" {
-				break
-			}
-			s.noOver = true // RFC 2980's XOVER, then
-		}
-		switch r.Code {
-		case 224:
-			res.Body = newDotBody(h, s, "overview")
-			return res, nil
-		case 420, 423:
-			// No articles in the range after all (expired meanwhile).
-			res.Body, res.Size = fetch.NoBody, 0
-			h.release(s, true)
-			return res, nil
-		}
-		return nil, replyError("OVER "+rng, r)
-
+		return h.overview(s, req, t, res)
 	case groupList:
-		res.Kind, res.MediaType = fetch.KindList, "text/plain"
-		res.Extra["nntp-list"] = "active"
-		if t.descr {
-			res.Extra["nntp-list"] = "newsgroups"
-		}
-		if req.Head {
-			res.Body = fetch.NoBody
-			h.release(s, true)
-			return res, nil
-		}
-		line := t.listCommand()
-		r, err := s.cmd(line)
-		if err != nil {
-			return nil, err
-		}
-		if (r.Code == 500 || r.Code == 501) && line == "LIST ACTIVE" {
-			// An RFC 977 server knows only the bare LIST.
-			line = "LIST"
-			if r, err = s.cmd(line); err != nil {
-				return nil, err
-			}
-		}
-		if r.Code != 215 {
-			return nil, replyError(line, r)
-		}
-		res.Body = newDotBody(h, s, "group list")
-		return res, nil
+		return h.groupList(s, req, t, res)
 	}
 	return nil, fetch.Errorf(fetch.Unsupported, "nothing to fetch")
+}
+
+// article asks for an article (ARTICLE, or HEAD for req.Head), by number
+// in its group or by message-id.
+func (h *Handler) article(s *session, req *fetch.Request, t *target, res *fetch.Resource) (*fetch.Resource, error) {
+	res.Kind, res.MediaType = fetch.KindArticle, "message/rfc822"
+	verb, code := "ARTICLE", 220
+	if req.Head {
+		verb, code = "HEAD", 221
+	}
+	arg := "<" + t.id + ">"
+	if t.what == articleByNumber {
+		if _, _, _, err := s.selectGroup(t.group, false); err != nil {
+			return nil, err
+		}
+		arg = strconv.FormatInt(t.number, 10)
+		res.Extra["nntp-group"] = t.group
+	}
+	r, err := s.cmd(verb + " " + arg)
+	if err != nil {
+		return nil, err
+	}
+	if r.Code != code {
+		if r.Code == 412 {
+			s.group = ""
+		}
+		return nil, replyError(verb+" "+arg, r)
+	}
+	if f := strings.Fields(r.Text); len(f) >= 2 {
+		res.Extra["nntp-article"] = f[0]
+		res.Extra["nntp-message-id"] = clip(f[1])
+	}
+	if req.Head {
+		hdr, err := s.readShortBlock(maxHeadBytes)
+		if err != nil {
+			return nil, err
+		}
+		headMeta(res, hdr)
+		res.Body = fetch.NoBody
+		h.release(s, true)
+		return res, nil
+	}
+	res.Body = newDotBody(h, s, "article")
+	return res, nil
+}
+
+// overview selects the group and asks for the overview of its articles
+// (OVER, or RFC 2980's XOVER where OVER is unknown).
+func (h *Handler) overview(s *session, req *fetch.Request, t *target, res *fetch.Resource) (*fetch.Resource, error) {
+	res.Kind, res.MediaType = fetch.KindList, "text/plain"
+	count, low, high, err := s.selectGroup(t.group, true)
+	if err != nil {
+		return nil, err
+	}
+	res.Extra["nntp-group"] = t.group
+	res.Extra["nntp-list"] = "overview"
+	res.Extra["nntp-count"] = strconv.FormatInt(count, 10)
+	res.Extra["nntp-low"] = strconv.FormatInt(low, 10)
+	res.Extra["nntp-high"] = strconv.FormatInt(high, 10)
+	if req.Head || count == 0 || high < low {
+		res.Body = fetch.NoBody
+		if !req.Head {
+			res.Size = 0
+		}
+		h.release(s, true)
+		return res, nil
+	}
+	rng := strconv.FormatInt(low, 10) + "-" + strconv.FormatInt(high, 10)
+	var r reply
+	for _, verb := range []string{"OVER", "XOVER"} {
+		if verb == "OVER" && s.noOver {
+			continue
+		}
+		r, err = s.cmd(verb + " " + rng)
+		if err != nil {
+			return nil, err
+		}
+		if r.Code != 500 || verb == "XOVER" {
+			break
+		}
+		s.noOver = true // RFC 2980's XOVER, then
+	}
+	switch r.Code {
+	case 224:
+		res.Body = newDotBody(h, s, "overview")
+		return res, nil
+	case 420, 423:
+		// No articles in the range after all (expired meanwhile).
+		res.Body, res.Size = fetch.NoBody, 0
+		h.release(s, true)
+		return res, nil
+	}
+	return nil, replyError("OVER "+rng, r)
+}
+
+// groupList asks for the list of groups (LIST ACTIVE, or the bare LIST of
+// RFC 977 servers) or of their descriptions (LIST NEWSGROUPS).
+func (h *Handler) groupList(s *session, req *fetch.Request, t *target, res *fetch.Resource) (*fetch.Resource, error) {
+	res.Kind, res.MediaType = fetch.KindList, "text/plain"
+	res.Extra["nntp-list"] = "active"
+	if t.descr {
+		res.Extra["nntp-list"] = "newsgroups"
+	}
+	if req.Head {
+		res.Body = fetch.NoBody
+		h.release(s, true)
+		return res, nil
+	}
+	line := t.listCommand()
+	r, err := s.cmd(line)
+	if err != nil {
+		return nil, err
+	}
+	if (r.Code == 500 || r.Code == 501) && line == "LIST ACTIVE" {
+		// An RFC 977 server knows only the bare LIST.
+		line = "LIST"
+		if r, err = s.cmd(line); err != nil {
+			return nil, err
+		}
+	}
+	if r.Code != 215 {
+		return nil, replyError(line, r)
+	}
+	res.Body = newDotBody(h, s, "group list")
+	return res, nil
 }
 
 // maxHeadBytes bounds the header block a HEAD command may return.

@@ -141,14 +141,15 @@ func TestErrors(t *testing.T) {
 		url  string
 		kind fetch.Kind
 		text string // a word the error must hold
+		code int    // the ReplyError's code; 0: none
 	}{
-		{"nntp://" + addr + "/local.test/7", fetch.NotFound, "423"},
-		{"nntp://" + addr + "/no.such.group/1", fetch.NotFound, "411"},
-		{"news:no.such.group", fetch.NotFound, "no such newsgroup"},
-		{"news:nobody@example.org", fetch.NotFound, "430"},
-		{"nntp://" + addr + "/local.test/9", fetch.Protocol, "server exploded"},
-		{"news:local.denied", fetch.Auth, "access denied"},
-		{"news:one@example.org", fetch.Incomplete, "final"},
+		{"nntp://" + addr + "/local.test/7", fetch.NotFound, "423", 423},
+		{"nntp://" + addr + "/no.such.group/1", fetch.NotFound, "411", 411},
+		{"news:no.such.group", fetch.NotFound, "no such newsgroup", 411},
+		{"news:nobody@example.org", fetch.NotFound, "430", 430},
+		{"nntp://" + addr + "/local.test/9", fetch.Protocol, "server exploded", 503},
+		{"news:local.denied", fetch.Auth, "access denied", 502},
+		{"news:one@example.org", fetch.Incomplete, "final", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
@@ -160,6 +161,10 @@ func TestErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.text) {
 				t.Errorf("Fetch(%s): %v, want it to mention %q", tt.url, err, tt.text)
 			}
+			var re *fetch.ReplyError
+			if got := errors.As(err, &re); got != (tt.code != 0) || got && re.Code != tt.code {
+				t.Errorf("Fetch(%s): %v: ReplyError %v, want code %d", tt.url, err, re, tt.code)
+			}
 		})
 	}
 }
@@ -170,7 +175,7 @@ func TestGreeting(t *testing.T) {
 		kind     fetch.Kind
 	}{
 		{"502 you may not read here", fetch.Auth},
-		{"400 come back later", fetch.Connect},
+		{"400 come back later", fetch.Unavailable},
 		{"hello there", fetch.Protocol},
 		{"201 posting not allowed", 0},
 	} {

@@ -51,8 +51,9 @@ func parseReply(line string) (reply, error) {
 
 // replyError classifies a reply that the command did not expect
 // (RFC 3977 §3.2): no such group or article → NotFound; authentication
-// required, rejected or access denied → Auth; anything else → Protocol.
-// The error carries the command (passwords masked) and the server's text.
+// required, rejected or access denied → Auth; 400 (service not available,
+// now) → Unavailable; anything else → Protocol. The error carries the
+// command (passwords masked) and wraps the reply as a *fetch.ReplyError.
 func replyError(cmd string, r reply) error {
 	kind := fetch.Protocol
 	what := "unexpected reply"
@@ -76,9 +77,9 @@ func replyError(cmd string, r reply) error {
 	case 502:
 		kind, what = fetch.Auth, "access denied"
 	case 400:
-		kind, what = fetch.Connect, "service not available"
+		kind, what = fetch.Unavailable, "service not available"
 	}
-	return fetch.Errorf(kind, "%s: %s (server said %q)", cmd, what, clip(r.String()))
+	return &fetch.Error{Kind: kind, Err: fmt.Errorf("%s: %s: %w", cmd, what, &fetch.ReplyError{Code: r.Code, Text: r.Text})}
 }
 
 // clip shortens a server's text for an error message and makes any control

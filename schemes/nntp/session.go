@@ -31,6 +31,7 @@ type session struct {
 	// can answer.
 	prompt func(label string, secret bool) (string, error)
 
+	clock   *replyClock // bounds each whole reply
 	stop    func() bool // ends the current request's Watch
 	group   string      // the group selected by the last GROUP, or ""
 	authed  bool
@@ -72,7 +73,12 @@ func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey) (*ses
 		s.trace.Notef("TLS %s with %s", tls.VersionName(tc.ConnectionState().Version), t.host)
 		s.nc = tc
 	}
-	s.r = textproto.NewReader(bufio.NewReaderSize(s.nc, bufSize))
+	idle := req.IdleTimeout
+	if idle <= 0 {
+		idle = fetch.DefaultIdleTimeout
+	}
+	s.clock = &replyClock{r: s.nc, idle: idle}
+	s.r = textproto.NewReader(bufio.NewReaderSize(s.clock, bufSize))
 	s.w = textproto.NewWriter(bufio.NewWriter(s.nc))
 	if err := s.start(); err != nil {
 		s.close()
@@ -150,11 +156,13 @@ func (s *session) send(line, shown string) error {
 
 // readReply reads one status line, bounded by maxReplyLine.
 func (s *session) readReply() (reply, error) {
+	s.clock.start()
 	line, err := s.readLine()
+	s.clock.stop()
 	if err != nil {
 		return reply{}, err
 	}
-	s.trace.Recv(line)
+	s.trace.Recv(fetch.Sanitize(line))
 	r, err := parseReply(line)
 	if err != nil {
 		s.broken = true
@@ -184,7 +192,9 @@ func (s *session) readLine() (string, error) {
 // readShortBlock reads a multi-line block that is small by nature
 // (CAPABILITIES, HEAD), dot-unstuffed, at most max bytes.
 func (s *session) readShortBlock(max int64) ([]byte, error) {
+	s.clock.start()
 	b, err := io.ReadAll(io.LimitReader(newDotReader(s.r.R), max+1))
+	s.clock.stop()
 	if err != nil {
 		return nil, s.ioErr(err)
 	}

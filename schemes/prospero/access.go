@@ -74,9 +74,7 @@ func (h *Handler) followFTP(ctx context.Context, req *fetch.Request, t target, m
 		return nil, fetch.Errorf(fetch.Protocol, "the AFTP access method names no valid URL: %v", err)
 	}
 	req.Trace.Notef("access method AFTP: fetching %s", raw)
-	next := *req
-	next.URL = u
-	next.User = nil // the prospero request's credentials are not the FTP server's
-	next.Hop = true
-	return h.Follow(ctx, &next)
+	// A hop: no credentials (the prospero request's are not the FTP
+	// server's), and the hop rule applies when it dials.
+	return h.Follow(ctx, req.Follow(u))
 }

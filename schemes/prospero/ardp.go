@@ -179,7 +179,15 @@ type message struct {
 	cur     []byte            // in-order data not yet read
 	got     int               // packets received
 	waited  time.Duration     // extra time granted by wait notices
+	by      time.Time         // when the whole reply must be in (plus waited); zero: no bound
 	err     error             // sticky: io.EOF once complete
+}
+
+// bound requires the whole reply within d from now, plus what wait notices
+// grant, so that packets dripped one at a time cannot make it last for
+// ever. A streamed body is not bounded; a reply read whole is.
+func (m *message) bound(d time.Duration) {
+	m.by = time.Now().Add(d)
 }
 
 // Read delivers the reply's data in order.
@@ -243,13 +251,20 @@ func (m *message) fill() error {
 			}
 			continue
 		}
-		pkt, timedOut, err := l.recv(earlier(resend, giveUp))
+		limit := giveUp
+		if !m.by.IsZero() {
+			limit = earlier(giveUp, m.by.Add(m.waited))
+		}
+		pkt, timedOut, err := l.recv(earlier(resend, limit))
 		if err != nil {
 			return err
 		}
 		now = time.Now()
 		if timedOut {
-			if !now.Before(giveUp) {
+			if !now.Before(limit) {
+				if now.Before(giveUp) {
+					return fetch.Errorf(fetch.Timeout, "the reply from UDP %s did not finish within %s (%d packets came)", l.conn.RemoteAddr(), l.idle+m.waited, m.got)
+				}
 				return m.silence(tries)
 			}
 			tries++

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rfc1738/fetch/fetch"
 )
@@ -39,7 +40,7 @@ func (h *Handler) contents(s *session, req *fetch.Request, t target) (io.ReadClo
 			if err != nil && err != io.EOF {
 				return nil, wrapReply(err)
 			}
-			req.Trace.Recv(joinLine(toks, line))
+			req.Trace.Recv(fetch.Sanitize(joinLine(toks, line)))
 			continue
 		}
 		if toks[0] != "ATTRIBUTE" || len(toks) < 6 || toks[3] != "CONTENTS" || toks[5] != "DATA" {
@@ -48,7 +49,7 @@ func (h *Handler) contents(s *session, req *fetch.Request, t target) (io.ReadClo
 				return nil, wrapReply(err)
 			}
 			all := joinLine(toks, line)
-			req.Trace.Recv(all)
+			req.Trace.Recv(fetch.Sanitize(all))
 			rest, err := tokenize(line)
 			if err != nil {
 				return nil, wrapReply(err)
@@ -58,7 +59,7 @@ func (h *Handler) contents(s *session, req *fetch.Request, t target) (io.ReadClo
 			}
 			return nil, fetch.Errorf(fetch.Protocol, "GET-OBJECT-INFO CONTENTS: unexpected reply %q", truncate(all))
 		}
-		req.Trace.Recv(strings.Join(toks, " ") + " ...")
+		req.Trace.Recv(fetch.Sanitize(strings.Join(toks, " ") + " ..."))
 		return &contentsBody{s: s, br: br, data: &dataReader{r: br}}, nil
 	}
 }
@@ -116,9 +117,15 @@ type contentsBody struct {
 	data *dataReader
 	err  error
 	once sync.Once
+	// closed is set by Close, which a Read in another goroutine may
+	// race with: Read checks it rather than sharing err.
+	closed atomic.Bool
 }
 
 func (b *contentsBody) Read(p []byte) (int, error) {
+	if b.closed.Load() {
+		return 0, errClosed
+	}
 	if b.err != nil {
 		return 0, b.err
 	}
@@ -153,10 +160,8 @@ func (b *contentsBody) finish() error {
 // Close ends the exchange and closes the socket; it is safe to call twice.
 func (b *contentsBody) Close() error {
 	b.once.Do(func() {
-		if b.err == nil {
-			b.err = errClosed
-		}
-		b.s.close()
+		b.closed.Store(true)
+		b.s.close() // a Read waiting on the socket ends
 	})
 	return nil
 }

@@ -19,9 +19,14 @@
 //     LOCALHOST from a server reached over the loopback is given the
 //     address the request used.
 //
-// FAILURE NOT-FOUND and NONE-FOUND are fetch.NotFound, FAILURE
-// NOT-AUTHORIZED is fetch.Auth, ERROR and malformed replies are
-// fetch.Protocol, and a server that stays silent is fetch.Timeout. A
+// FAILURE NOT-FOUND and NONE-FOUND are fetch.NotFound; FAILURE
+// NOT-AUTHORIZED is fetch.Other, "the server refused access": the client
+// sends no credentials (its identity is UNAUTHENTICATED), so no login or
+// authentication failed. ERROR and malformed replies are fetch.Protocol,
+// and a server that stays silent is fetch.Timeout; a reply read whole (the
+// attributes) must come within the idle timeout in all, not per packet. A
+// TAB in the object name or version is refused (fetch.Refused), as CR, LF
+// and NUL are: it would reach the request line, if quoted. A
 // FORWARDED reply is followed, at most Handler.MaxForwards times.
 //
 // ARDP is in header.go (the variable, truncatable header) and ardp.go

@@ -109,8 +109,9 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	if req.URL.User != nil {
 		req.Trace.Notef("prospero URLs carry no user name (RFC 1738 §3.11); ignoring it")
 	}
+	dreq := req // the request that dials: a hop's, after a referral
 	for hop := 0; ; hop++ {
-		s, err := h.dial(ctx, req, t)
+		s, err := h.dial(ctx, dreq, t)
 		if err != nil {
 			return nil, err
 		}
@@ -128,6 +129,13 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		}
 		t = *next
 		req.Trace.Notef("forwarded to %s", urlOf(t))
+		u, err := url.Parse(urlOf(t))
+		if err != nil {
+			return nil, fetch.Errorf(fetch.Protocol, "FORWARDED names no valid URL: %v", err)
+		}
+		// A hop: the hop rule (public to private refused) applies when
+		// it dials, and it carries no credentials.
+		dreq = dreq.Follow(u)
 	}
 }
 
@@ -168,6 +176,7 @@ func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t
 	if err != nil {
 		return nil, nil, err
 	}
+	m.bound(s.idle)
 	inf, err := readInfo(m, req.Trace)
 	if err != nil {
 		return nil, nil, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -132,7 +134,7 @@ func TestFetch(t *testing.T) {
 			"prospero://far.example.org//x%20y%3Bz;OBJECT-VERSION=3\n" +
 			"prospero://far.example.org:999//odd\n"},
 		{hsoname: "/srv/prospero/nope", err: fetch.NotFound},
-		{hsoname: "/etc/passwd", err: fetch.Auth},
+		{hsoname: "/etc/passwd", err: fetch.Other}, // refused access: no credentials were sent
 		{hsoname: "/srv/prospero/local", err: fetch.Unsupported},
 		{hsoname: "/srv/prospero/bogus", err: fetch.Protocol},
 		{hsoname: "/srv/prospero/junk", err: fetch.Protocol},
@@ -335,6 +337,8 @@ func TestPlan(t *testing.T) {
 		{url: "prospero://h/a%0Ab", err: fetch.Refused},
 		{url: "prospero://h/a%00b", err: fetch.Refused},
 		{url: "prospero://h/a;OBJECT-VERSION=1%202", err: fetch.Malformed},
+		{url: "prospero://h/Q%09Z", err: fetch.Refused},
+		{url: "prospero://h/a;OBJECT-VERSION=1%092", err: fetch.Refused},
 	}
 	for _, tt := range tests {
 		req := &fetch.Request{URL: mustParse(t, tt.url)}
@@ -395,13 +399,16 @@ func TestAFTP(t *testing.T) {
 	h := quick()
 	h.Follow = func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 		got = append(got, req.URL.String())
-		if req.User != nil {
+		if req.User != nil || req.Header.Get("Authorization") != "" {
 			t.Errorf("Follow got the prospero request's credentials")
+		}
+		if !req.Hop {
+			t.Errorf("Follow got a request that is not a hop")
 		}
 		return &fetch.Resource{URL: req.URL, Body: io.NopCloser(strings.NewReader("via ftp")), Size: -1}, nil
 	}
 	for _, hso := range []string{"/f", "/g"} {
-		req := &fetch.Request{URL: mustParse(t, simURL(s, hso)), User: url.User("ann")}
+		req := &fetch.Request{URL: mustParse(t, simURL(s, hso)), User: url.User("ann"), Header: http.Header{"Authorization": {"Basic YW5uOnB3"}}}
 		res, err := h.Fetch(context.Background(), req)
 		if err != nil {
 			t.Fatalf("Fetch(%s): %v", hso, err)
@@ -451,6 +458,62 @@ func TestStalledReply(t *testing.T) {
 	_, _, acks := s.log()
 	if len(acks) < 2 || acks[0] != 4 {
 		t.Errorf("ACKs %v, want ACK 4 re-sent", acks)
+	}
+}
+
+// TestNotAuthorized checks that FAILURE NOT-AUTHORIZED says the server
+// refused access, not that an authentication (never attempted) failed.
+func TestNotAuthorized(t *testing.T) {
+	replies := simReplies(t)
+	replies["GET-OBJECT-INFO #ALL ASCII /etc/passwd 0"] = []byte("FAILURE NOT-AUTHORIZED \x1b]0;PWNED\x07\n")
+	s := newSimServer(t, replies)
+	s.start()
+	_, _, err := get(t, quick(), simURL(s, "/etc/passwd"), 5*time.Second)
+	if err == nil || fetch.KindOf(err) == fetch.Auth || !strings.Contains(err.Error(), "refused access") || strings.Contains(err.Error(), "authentication") {
+		t.Errorf("NOT-AUTHORIZED: %v (kind %v), want the server's refusal of access", err, fetch.KindOf(err))
+	}
+	if err != nil && strings.ContainsAny(err.Error(), "\x1b\x07") {
+		t.Errorf("the error holds the server's control characters: %q", err.Error())
+	}
+}
+
+// TestDrippedReply checks that an attribute reply whose packets come one
+// at a time, each before the idle timeout, fails once the whole reply has
+// taken the idle timeout.
+func TestDrippedReply(t *testing.T) {
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	t.Cleanup(func() { close(stop); c.Close(); <-done })
+	go func() {
+		defer close(done)
+		buf := make([]byte, maxDatagram)
+		n, from, err := c.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		h, _, err := parseHeader(buf[:n])
+		if err != nil {
+			return
+		}
+		for seq := uint16(1); seq < 400; seq++ {
+			c.WriteTo(append(appendHeader(nil, header{Len: 7, CID: h.CID, Seq: seq}), 'x'), from)
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	req := &fetch.Request{URL: mustParse(t, "prospero://"+c.LocalAddr().String()+"//srv/x"), IdleTimeout: 500 * time.Millisecond}
+	_, err = quick().Fetch(ctx, req)
+	if !errors.Is(err, fetch.Timeout) || ctx.Err() != nil {
+		t.Errorf("a dripped reply: %v (kind %v), want a timeout before the context's end", err, fetch.KindOf(err))
 	}
 }
 

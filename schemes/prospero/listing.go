@@ -2,11 +2,55 @@ package prospero
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
 )
+
+var _ fetch.Lister = (*Handler)(nil)
+
+// List returns a directory's links as entries, in the server's order: the
+// link's name, its prospero URL, and Kind directory or file as the link
+// says. An object that is not a directory is Unsupported. The Listing
+// holds the socket until Close.
+func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, error) {
+	r := *req
+	r.Head = false
+	res, err := h.Fetch(ctx, &r)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := res.Body.(*listBody)
+	if !ok {
+		res.Body.Close()
+		return nil, fetch.Errorf(fetch.Unsupported, "the object is not a directory")
+	}
+	return fetch.NewListing(b.nextEntry, b), nil
+}
+
+// nextEntry returns the next link as an entry, or io.EOF after the last.
+func (b *listBody) nextEntry() (fetch.Entry, error) {
+	if b.closed.Load() {
+		return fetch.Entry{}, errClosed
+	}
+	if len(b.out) > 0 { // read ahead by list
+		b.out = b.out[:0]
+		return b.entry, nil
+	}
+	if b.err != nil {
+		return fetch.Entry{}, b.err
+	}
+	if err := b.next(); err != nil {
+		b.err = err
+		return fetch.Entry{}, err
+	}
+	b.out = b.out[:0]
+	return b.entry, nil
+}
 
 // list asks for a directory's links and returns them as a stream of
 // prospero URLs, one a line, in the server's order. A FAILURE in the first
@@ -32,10 +76,14 @@ type listBody struct {
 	br    *bufio.Reader
 	trace *fetch.Trace
 	dir   target
-	out   []byte // the current output line, not yet read
+	out   []byte      // the current output line, not yet read
+	entry fetch.Entry // the current link as an entry
 	err   error
 	lines int
 	once  sync.Once
+	// closed is set by Close, which a Read in another goroutine may
+	// race with: Read checks it rather than sharing err.
+	closed atomic.Bool
 }
 
 // next reads reply lines until one yields an output line, or the end.
@@ -48,7 +96,7 @@ func (b *listBody) next() error {
 			}
 			return wrapReply(err)
 		}
-		b.trace.Recv(line)
+		b.trace.Recv(fetch.Sanitize(line))
 		toks, err := tokenize(line)
 		if err != nil {
 			return wrapReply(err)
@@ -60,10 +108,19 @@ func (b *listBody) next() error {
 		switch toks[0] {
 		case "LINK":
 			if u, ok := b.linkURL(toks); ok {
+				pu, err := url.Parse(u)
+				if err != nil {
+					b.trace.Notef("skipping a link whose URL does not parse: %s", fetch.Sanitize(truncate(line)))
+					continue
+				}
 				b.out = append(append(b.out[:0], u...), '\n')
+				b.entry = fetch.Entry{Name: toks[3], URL: pu, Kind: fetch.KindFile, Size: -1}
+				if toks[2] == "DIRECTORY" {
+					b.entry.Kind = fetch.KindDirectory
+				}
 				return nil
 			}
-			b.trace.Notef("skipping a link this client cannot name as a URL: %s", truncate(line))
+			b.trace.Notef("skipping a link this client cannot name as a URL: %s", fetch.Sanitize(truncate(line)))
 		case "VERSION", "WARNING", "ATTRIBUTE", "UNRESOLVED", "FILTER":
 			// the server's version, advisories, or detail we did not ask for
 		case "NONE-FOUND":
@@ -96,6 +153,9 @@ func (b *listBody) linkURL(toks []string) (string, bool) {
 
 // Read delivers the listing.
 func (b *listBody) Read(p []byte) (int, error) {
+	if b.closed.Load() {
+		return 0, errClosed
+	}
 	n := 0
 	for n < len(p) {
 		if len(b.out) == 0 {
@@ -123,10 +183,8 @@ func (b *listBody) Read(p []byte) (int, error) {
 // Close ends the exchange and closes the socket; it is safe to call twice.
 func (b *listBody) Close() error {
 	b.once.Do(func() {
-		if b.err == nil {
-			b.err = errClosed
-		}
-		b.s.close()
+		b.closed.Store(true)
+		b.s.close() // a Read waiting on the socket ends
 	})
 	return nil
 }

@@ -28,7 +28,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
 // whitespace and no ' and is not empty, else between ' characters with
 // each ' doubled.
 func quote(s string) string {
-	if s != "" && strings.IndexAny(s, " \t\r\n'") < 0 {
+	if s != "" && !strings.ContainsAny(s, " \t\r\n'") {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"

@@ -34,7 +34,7 @@ func replyError(toks []string, what string) error {
 	if len(toks) == 0 {
 		return nil
 	}
-	rest := strings.Join(toks[1:], " ")
+	rest := fetch.Sanitize(strings.Join(toks[1:], " "))
 	switch toks[0] {
 	case "FAILURE":
 		reason := ""
@@ -45,7 +45,9 @@ func replyError(toks []string, what string) error {
 		case "NOT-FOUND":
 			return fetch.Errorf(fetch.NotFound, "%s: the server answers FAILURE %s", what, rest)
 		case "NOT-AUTHORIZED":
-			return fetch.Errorf(fetch.Auth, "%s: the server answers FAILURE %s", what, rest)
+			// No credentials were sent (Prospero's identity is
+			// unauthenticated): the server refuses access, no login failed.
+			return fetch.Errorf(fetch.Other, "%s: the server refused access (FAILURE %s)", what, rest)
 		case "NOT-A-DIRECTORY":
 			return fetch.Errorf(fetch.NotFound, "%s: the server answers FAILURE %s", what, rest)
 		}
@@ -70,7 +72,7 @@ func readInfo(r io.Reader, trace *fetch.Trace) (*info, error) {
 		if err != nil {
 			return nil, wrapReply(err)
 		}
-		trace.Recv(line)
+		trace.Recv(fetch.Sanitize(line))
 		toks, err := tokenize(line)
 		if err != nil {
 			return nil, wrapReply(err)

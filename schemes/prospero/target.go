@@ -45,11 +45,15 @@ func targetOf(u *url.URL) (target, error) {
 	return t, nil
 }
 
-// check refuses names that would break a request line (RFC 1738 §6).
+// check refuses names that would break a request line (RFC 1738 §6), and
+// a TAB, which reaches it even quoted.
 func (t target) check() error {
 	for _, s := range []string{t.hsoname, t.version} {
 		if strings.ContainsAny(s, "\r\n\x00") {
 			return fetch.Errorf(fetch.Refused, "the object name holds a decoded CR, LF or NUL (RFC 1738 §6)")
+		}
+		if strings.ContainsRune(s, '\t') {
+			return fetch.Errorf(fetch.Refused, "the object name holds a decoded TAB, which would reach the request line")
 		}
 	}
 	if strings.ContainsAny(t.version, " \t'") {

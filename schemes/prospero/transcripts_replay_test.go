@@ -34,7 +34,7 @@ func TestTranscripts(t *testing.T) {
 		{name: "contents-big", lines: contentsLines(obj("/srv/prospero/pub/big.txt")), read: "contents", want: "pub/big.txt", acks: []uint16{9}},
 		{name: "contents-huge", lines: contentsLines(obj("/srv/prospero/pub/huge.txt")), read: "contents", want: "pub/huge.txt", acks: []uint16{16, 32, 48, 59}},
 		{name: "contents-none-found", lines: contentsLines(obj("/srv/prospero/pub")), read: "contents", err: fetch.NotFound},
-		{name: "failure-not-authorized", lines: contentsLines(obj("/etc/passwd")), read: "contents", err: fetch.Auth},
+		{name: "failure-not-authorized", lines: contentsLines(obj("/etc/passwd")), read: "contents", err: fetch.Other},
 		{name: "failure-not-found", lines: infoLines(obj("/srv/prospero/nope")), read: "info", err: fetch.NotFound},
 		{name: "failure-not-a-directory", lines: listLines(obj("/srv/prospero/nope")), read: "list", err: fetch.NotFound},
 		{name: "failure-list-of-file", lines: listLines(readme), read: "list", err: fetch.NotFound},

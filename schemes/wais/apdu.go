@@ -98,10 +98,13 @@ type response struct {
 	Result  byte // init response: 1 = accepted
 	Status  byte // search response: SearchStatus
 	Records int  // search response: NumberOfRecordsReturned
-	RefID   []byte
-	Hits    []Hit
-	Texts   []docText
-	Diags   []Diagnostic
+	// MessageSize is, in an init response, the smaller of the server's
+	// PreferredMessageSize and MaximumRecordSize; 0 when it gives none.
+	MessageSize int
+	RefID       []byte
+	Hits        []Hit
+	Texts       []docText
+	Diags       []Diagnostic
 }
 
 // docText is one DocumentTextGroup of a retrieval response.
@@ -152,6 +155,17 @@ func decodeResponse(b []byte) (*response, error) {
 		switch e.Tag {
 		case tagReferenceID:
 			r.RefID = e.Val
+		case tagPreferredMessageSize, tagMaximumRecordSize:
+			if r.PDU != pduInitResponse {
+				break
+			}
+			n, err := number(e.Val)
+			if err != nil {
+				return nil, errProto("message size: %v", err)
+			}
+			if n > 0 && (r.MessageSize == 0 || int(n) < r.MessageSize) {
+				r.MessageSize = int(n)
+			}
 		case tagDiagnostic:
 			r.Diags = append(r.Diags, *e.Diag)
 		}

@@ -3,6 +3,8 @@ package wais
 import (
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rfc1738/fetch/url"
 )
@@ -72,15 +74,26 @@ func (h Hit) AppendLine(b []byte) []byte {
 	return append(b, '\n')
 }
 
-// appendClean appends s with control characters (TAB, CR, LF, ...) as
-// spaces.
+// appendClean appends s with the characters that could act on a terminal
+// or break the line as spaces: C0 controls (TAB, CR, LF, ESC, ...), DEL,
+// C1 controls (as UTF-8 or as raw bytes) and format characters such as
+// bidirectional overrides. Other bytes, Latin-1 included, are kept.
 func appendClean(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f {
-			c = ' '
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			c := s[i]
+			if c >= 0x80 && c < 0xa0 {
+				c = ' '
+			}
+			b = append(b, c)
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || unicode.Is(unicode.Cf, r):
+			b = append(b, ' ')
+		default:
+			b = append(b, s[i:i+n]...)
 		}
-		b = append(b, c)
+		i += n
 	}
 	return b
 }

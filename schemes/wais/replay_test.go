@@ -68,7 +68,7 @@ func TestReplaySearchThenFetchHit(t *testing.T) {
 	ws, _ := loadTranscript(t, "wais-waissearch-init-search-retrieve")
 	whole, _ := loadTranscript(t, "wais-probe-retrieve-whole-10000")
 	srv := newReplay(t, part(ws, 0, 4), whole)
-	h := &Handler{}
+	h := &Handler{ChunkSize: 10000} // the recordings ask in ranges of 10000
 	res, body, err := fetchAll(t, h, mustParse(t, "wais://"+srv.Addr()+"/demo?gophers"))
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestReplayKnownLength(t *testing.T) {
 	ws, _ := loadTranscript(t, "wais-waissearch-init-search-retrieve")
 	probe, _ := loadTranscript(t, "wais-probe-init-search-retrieve")
 	srv := newReplay(t, append(part(ws, 0, 2), part(ws, 4, 6)...), part(probe, 0, 4), append(part(probe, 0, 2), part(probe, 4, 6)...))
-	h := &Handler{}
+	h := &Handler{ChunkSize: 10000}
 	alpha, _ := encodeLibwww(docIDOf(t, ws[4].data))
 	_, body, err := fetchAll(t, h, rawURL(t, srv.Addr(), "demo/TEXT/130/"+alpha))
 	if err != nil {
@@ -167,7 +167,7 @@ func TestReplayChunked(t *testing.T) {
 	}{
 		{"wais-probe-retrieve-chunked", 50},
 		{"wais-probe-retrieve-exact-multiple", 25},
-		{"wais-probe-retrieve-whole-10000", 0},
+		{"wais-probe-retrieve-whole-10000", 10000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ms, tr := loadTranscript(t, tc.name)
@@ -271,7 +271,7 @@ func TestReplaySearches(t *testing.T) {
 func TestReplayDescribe(t *testing.T) {
 	ms, _ := loadTranscript(t, "wais-probe-search-empty-database-info")
 	srv := newReplay(t, ms)
-	res, body, err := fetchAll(t, &Handler{}, mustParse(t, "wais://"+srv.Addr()+"/demo"))
+	res, body, err := fetchAll(t, &Handler{ChunkSize: 10000}, mustParse(t, "wais://"+srv.Addr()+"/demo"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 // Body asks for the following ranges as it is read (wais.md §7, §10). A
 // length of -1 means the document's length is unknown.
 func (h *Handler) retrieve(s *session, req *fetch.Request, db, docID, wtype string, length int64) (*fetch.Resource, error) {
-	d := &docReader{s: s, db: db, docID: docID, wtype: wtype, next: req.Offset, chunk: h.chunkSize(), length: length}
+	d := &docReader{s: s, db: db, docID: docID, wtype: wtype, next: req.Offset, chunk: h.chunkFor(s, docID), length: length}
 	if err := d.fill(true); err != nil {
 		return nil, err
 	}

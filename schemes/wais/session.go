@@ -17,7 +17,10 @@ type session struct {
 	stop  func() bool
 	trace *fetch.Trace
 	limit int
-	once  sync.Once
+	// msgSize is the message size the init agreed on: the server's
+	// answer to our offer; 0 when unknown (no init, or none said).
+	msgSize int
+	once    sync.Once
 }
 
 // open dials the request's host, ties the connection to ctx, and sends the
@@ -39,6 +42,10 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request) (*session, error
 	if r.Result != 1 {
 		s.close()
 		return nil, fetch.Errorf(fetch.Auth, "the WAIS server refused the init (result %d)", r.Result)
+	}
+	s.msgSize = min(r.MessageSize, int(h.messageSize()))
+	if s.msgSize > 0 {
+		s.trace.Notef("message size agreed: %d bytes", s.msgSize)
 	}
 	return s, nil
 }

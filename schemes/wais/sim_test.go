@@ -24,6 +24,10 @@ type sim struct {
 	cutAfter int  // >0: close the connection after this many requests
 	halfMsg  bool // with cutAfter: send half of the last answer first
 	init     []byte
+	// msgSize, when set, is the message size the init response states
+	// (as PreferredMessageSize and MaximumRecordSize); an answer larger
+	// than it is sent as an empty APDU, as freeWAIS does.
+	msgSize  int
 	mu       sync.Mutex
 	requests []request
 }
@@ -63,10 +67,19 @@ func (s *sim) converse(c net.Conn) {
 			continue
 		}
 		var out []byte
-		if r.PDU == pduInit {
+		switch {
+		case r.PDU == pduInit && s.msgSize > 0:
+			z := appendNum([]byte{pduInitResponse, 1}, tagPreferredMessageSize, uint32(s.msgSize))
+			z = appendNum(z, tagMaximumRecordSize, uint32(s.msgSize))
+			out = frame(apdu(z, nil))
+		case r.PDU == pduInit:
 			out = s.init
-		} else {
-			out = frame(s.answer(r))
+		default:
+			a := s.answer(r)
+			if s.msgSize > 0 && len(a) > s.msgSize {
+				a = nil
+			}
+			out = frame(a)
 		}
 		if s.cutAfter > 0 && n >= s.cutAfter {
 			if s.halfMsg {

@@ -34,8 +34,11 @@ const implementationName = "fetch"
 // Handler fetches wais URLs. Its zero value is ready to use, and it is safe
 // for concurrent use: each fetch has a connection of its own.
 type Handler struct {
-	// ChunkSize is the size of each byte range a retrieval asks for.
-	// Zero means 10000, the size CERN libwww used.
+	// ChunkSize is the size of each byte range a retrieval asks for, at
+	// most what fits in the message size the init agreed on (a larger
+	// range makes freeWAIS answer with an empty message). Zero means as
+	// large as fits, or 10000 (CERN libwww's size) when the init said
+	// nothing or was skipped.
 	ChunkSize int
 	// MaxHits is the MaxDocumentsRetrieved of a search. Zero means 40,
 	// what waissearch sends.
@@ -53,11 +56,33 @@ var (
 	_ fetch.Planner = (*Handler)(nil)
 )
 
+// defaultChunk is the range asked for when the message size is unknown.
+const defaultChunk = 10000
+
+// chunkOverhead is what a retrieval response holds besides the document's
+// bytes and DocumentID: headers, tags and lengths, with room to spare.
+const chunkOverhead = 1024
+
 func (h *Handler) chunkSize() int64 {
 	if h.ChunkSize > 0 {
 		return int64(h.ChunkSize)
 	}
-	return 10000
+	return defaultChunk
+}
+
+// chunkFor is the range to ask for of document docID on session s: the
+// handler's ChunkSize (or, when zero, as much as fits), capped so that the
+// response fits in the message size the init agreed on.
+func (h *Handler) chunkFor(s *session, docID string) int64 {
+	c := h.chunkSize()
+	if s.msgSize <= 0 {
+		return c
+	}
+	fits := max(int64(s.msgSize-chunkOverhead-len(docID)), 512)
+	if h.ChunkSize <= 0 || c > fits {
+		c = fits
+	}
+	return c
 }
 
 func (h *Handler) maxHits() uint32 {

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Small files, written with -O into a folder: 200 FTP files of 1 KiB from
+# vsftpd (fetch --parallel 4; curl with every URL on one command line, one
+# connection, sequential) and 1000 HTTP files of 1 KiB from nginx (fetch
+# --parallel P against curl -Z --parallel-max P). Servers start here, on
+# 127.0.0.1. Runs alternate, fetch then curl; prints the median wall time
+# and the median client CPU (user+sys) per file of each, and the ratios.
+#
+#   bash bench/small.sh [ROUNDS] [P]      (default 7 rounds, P = 64)
+#   FETCH_BIN=path   measure that binary instead of building one
+#
+# Targets (issue 14): CPU per file <= curl's; wall <= 0.7 x curl -Z (HTTP),
+# <= 1.0 x curl (FTP).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+rounds=${1:-7}
+par=${2:-64}
+export IT_DIR=${IT_DIR:-$(mktemp -d /tmp/fetch-bench.XXXXXX)}
+mkdir -p "$IT_DIR/bin"
+source "$root/integration_test/lib.sh"
+source "$here/lib.sh"
+need_pkgs curl python3 time
+
+trap 'bash "$root/integration_test/servers/http.sh" stop; bash "$root/integration_test/servers/ftp.sh" stop; rm -rf "$IT_DIR/out"' EXIT
+bash "$root/integration_test/servers/ftp.sh" start
+bash "$root/integration_test/servers/http.sh" start
+source "$IT_DIR/ftp.env"
+source "$IT_DIR/http.env"
+fetch=$(build_fetch)
+
+mkdir -p "$FETCH_IT_HTTP_ROOT/small"
+for i in $(seq -f '%04g' 1 1000); do
+	[ -e "$FETCH_IT_HTTP_ROOT/small/f$i.bin" ] || head -c 1024 /dev/urandom >"$FETCH_IT_HTTP_ROOT/small/f$i.bin"
+done
+ftpurls=() httpurls=()
+for i in $(seq -f '%03g' 1 "$FETCH_IT_FTP_SMALL"); do ftpurls+=("ftp://$FETCH_IT_FTP_ADDR/small/f$i.bin"); done
+for i in $(seq -f '%04g' 1 1000); do httpurls+=("http://$FETCH_IT_HTTP_ADDR/small/f$i.bin"); done
+nf=${#ftpurls[@]}
+nh=${#httpurls[@]}
+
+# fresh: an empty output folder.
+fresh() { rm -rf "$IT_DIR/out" && mkdir -p "$IT_DIR/out"; }
+check() {
+	local n
+	n=$(find "$IT_DIR/out" -type f | wc -l)
+	[ "$n" -eq "$1" ] || { echo "$2 wrote $n files, not $1" >&2; exit 1; }
+}
+
+declare -a fft ffc cft cfc fht fhc cht chc
+fresh
+"$fetch" -s --parallel 4 --per-host 4 -O --output-dir "$IT_DIR/out" "${ftpurls[@]}"
+check "$nf" "fetch (ftp)"
+for ((r = 1; r <= rounds; r++)); do
+	fresh
+	read -r t m c < <(measure "$fetch" -s --parallel 4 --per-host 4 -O --output-dir "$IT_DIR/out" "${ftpurls[@]}")
+	check "$nf" "fetch (ftp)"
+	fft+=("$t") ffc+=("$c")
+	fresh
+	read -r t m c < <(measure curl -s --remote-name-all --output-dir "$IT_DIR/out" "${ftpurls[@]}")
+	check "$nf" "curl (ftp)"
+	cft+=("$t") cfc+=("$c")
+	fresh
+	read -r t m c < <(measure "$fetch" -s --parallel "$par" --per-host "$par" -O --output-dir "$IT_DIR/out" "${httpurls[@]}")
+	check "$nh" "fetch (http)"
+	fht+=("$t") fhc+=("$c")
+	fresh
+	read -r t m c < <(measure curl -s --no-progress-meter -Z --parallel-max "$par" --remote-name-all --output-dir "$IT_DIR/out" "${httpurls[@]}")
+	check "$nh" "curl (http)"
+	cht+=("$t") chc+=("$c")
+done
+
+python3 - "$rounds" "$(load)" "$nf" "$nh" "$par" \
+	"$(median "${fft[@]}")" "$(median "${cft[@]}")" "$(median "${ffc[@]}")" "$(median "${cfc[@]}")" \
+	"$(median "${fht[@]}")" "$(median "${cht[@]}")" "$(median "${fhc[@]}")" "$(median "${chc[@]}")" <<'PY'
+import sys
+rounds, load, nf, nh, par = sys.argv[1:6]
+nf, nh = int(nf), int(nh)
+fft, cft, ffc, cfc, fht, cht, fhc, chc = map(float, sys.argv[6:14])
+def ok(b): return "met" if b else "NOT met"
+print(f"medians of {rounds} rounds; load {load}")
+print(f"ftp  {nf} x 1 KiB -O: fetch --parallel 4 {fft:.3f}s, {ffc/nf*1e3:.2f} ms CPU/file | curl (sequential) {cft:.3f}s, {cfc/nf*1e3:.2f} ms CPU/file"
+      f" | wall ratio {fft/cft:.2f} (<= 1.0: {ok(fft/cft <= 1.0)}), CPU ratio {ffc/cfc:.2f} (<= 1.0: {ok(ffc <= cfc)})")
+print(f"http {nh} x 1 KiB -O: fetch --parallel {par} {fht:.3f}s, {fhc/nh*1e3:.2f} ms CPU/file | curl -Z --parallel-max {par} {cht:.3f}s, {chc/nh*1e3:.2f} ms CPU/file"
+      f" | wall ratio {fht/cht:.2f} (<= 0.7: {ok(fht/cht <= 0.7)}), CPU ratio {fhc/chc:.2f} (<= 1.0: {ok(fhc <= chc)})")
+PY

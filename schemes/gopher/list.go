@@ -1,0 +1,96 @@
+package gopher
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
+)
+
+var _ fetch.Lister = (*Handler)(nil)
+
+// itemKinds are the kinds of resource the item types lead to.
+var itemKinds = map[byte]fetch.ResourceKind{
+	'1': fetch.KindMenu,
+	'7': fetch.KindList,
+	'8': fetch.KindSession,
+	'T': fetch.KindSession,
+}
+
+// List fetches the menu (or, for type 7, the search results) the URL
+// names and yields its items as entries, streamed as they arrive: Name is
+// the display string, URL the item's URL ("URL:" selectors give the URL
+// they hold), Kind what fetching it returns (1 a menu, 7 a list, 8 and T a
+// session, any other type a file), MediaType what the type implies, Size
+// -1. Information lines (type i) and error items (type 3) are not entries;
+// malformed lines are counted as skipped. An item of another type than 1
+// or 7 cannot be listed: Kind Unsupported.
+func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, error) {
+	if t := req.URL.Gopher().Type; !isMenuType(t) {
+		return nil, fetch.Errorf(fetch.Unsupported, "gopher type %s is not a menu: only menus (1) and searches (7) can be listed", sanitize(t))
+	}
+	res, err := h.Fetch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	m := NewMenuReader(res.Body)
+	m.Base, m.MaxLine = req.URL, h.MaxLine
+	skipped, pending := 0, 0
+	var held *fetch.Entry
+	next := func() (fetch.Entry, error) {
+		for {
+			if pending > 0 {
+				pending--
+				return fetch.Entry{}, fmt.Errorf("a malformed menu line: %w", fetch.ErrUnparsed)
+			}
+			if held != nil {
+				e := *held
+				held = nil
+				return e, nil
+			}
+			it, err := m.Next()
+			if n := m.Skipped(); n > skipped {
+				pending, skipped = n-skipped, n
+			}
+			if err != nil {
+				if pending > 0 {
+					continue
+				}
+				return fetch.Entry{}, err
+			}
+			e, ok := entry(it)
+			if !ok {
+				pending++
+				continue
+			}
+			if e.URL == nil { // information and error lines
+				continue
+			}
+			held = &e
+		}
+	}
+	return fetch.NewListing(next, res.Body), nil
+}
+
+// entry returns the Entry of a menu item; an entry without a URL for
+// information and error lines, and false for an item whose URL does not
+// parse.
+func entry(it Item) (fetch.Entry, bool) {
+	if it.Type == 'i' || it.Type == '3' {
+		return fetch.Entry{}, true
+	}
+	s := it.URL()
+	if s == "" {
+		return fetch.Entry{}, false
+	}
+	u, err := url.ParseLenient(s)
+	if err != nil {
+		return fetch.Entry{}, false
+	}
+	kind, ok := itemKinds[it.Type]
+	if !ok {
+		kind = fetch.KindFile
+	}
+	return fetch.Entry{Name: it.Display, URL: u, Kind: kind, Size: -1, MediaType: mediaTypes[string(it.Type)]}, true
+}

@@ -1,0 +1,95 @@
+package nntp
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+)
+
+// stallingServer answers ARTICLE with the first lines of an article and
+// then sends nothing more, never the final "."; it counts connections.
+func stallingServer(t *testing.T) (string, *atomic.Int32) {
+	var conns atomic.Int32
+	addr := fetchtest.Serve(t, func(c net.Conn) {
+		conns.Add(1)
+		r := bufio.NewReader(c)
+		c.Write([]byte("200 stalling server\r\n"))
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			switch f := strings.Fields(line); strings.ToUpper(f[0]) {
+			case "CAPABILITIES":
+				c.Write([]byte("101 caps\r\nVERSION 2\r\nREADER\r\n.\r\n"))
+			case "ARTICLE":
+				c.Write([]byte("220 0 <a@b> article\r\nSubject: x\r\n\r\nfirst line\r\n"))
+				io.Copy(io.Discard, r) // until the client closes
+				return
+			default:
+				c.Write([]byte("500 what?\r\n"))
+			}
+		}
+	})
+	return addr, &conns
+}
+
+// TestCloseStalledBody checks that closing a body whose reply stalls
+// returns at once rather than after the idle timeout, and drops the
+// connection instead of pooling it.
+func TestCloseStalledBody(t *testing.T) {
+	addr, conns := stallingServer(t)
+	h := newHandler(t, addr)
+	for i := 0; i < 2; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "news:a@b"), IdleTimeout: 30 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		res.Body.Close()
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("Close took %v", d)
+		}
+		cancel()
+	}
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections, want 2: a stalled connection went back to the pool", n)
+	}
+}
+
+// TestCloseAbortsRead checks that Close called while a Read waits on a
+// stalled reply ends that Read promptly.
+func TestCloseAbortsRead(t *testing.T) {
+	addr, _ := stallingServer(t)
+	h := newHandler(t, addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "news:a@b"), IdleTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(res.Body)
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // let the Read block (it also works if it has not)
+	res.Body.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("ReadAll after Close: nil error, want a failure")
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Close did not end the blocked Read")
+	}
+}
