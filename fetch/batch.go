@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -44,7 +45,7 @@ type Batch struct {
 	// Strict parses URLs strictly by RFC 1738's BNF.
 	Strict bool
 	// FetchDuplicates fetches a URL again while an equal one (by its
-	// normal form) is in flight. By default the later one waits for the
+	// normal form, url.URL.Normalize) is in flight. By default the later one waits for the
 	// earlier and receives its outcome as a Shared Result.
 	FetchDuplicates bool
 	// Request returns the request for an attempt at r.URL; nil means
@@ -177,9 +178,9 @@ func hostKey(u *url.URL) string {
 	if u.Host == "" {
 		return u.Scheme + ":"
 	}
-	return u.Scheme + "://" + u.HostPort()
+	return u.Scheme + "://" + strings.ToLower(u.HostPort())
 }
 
 // dedupeKey is the identity under which equal URLs in flight are fetched
-// once.
-func dedupeKey(u *url.URL) string { return u.String() }
+// once: the normal form (url.URL.Normalize).
+func dedupeKey(u *url.URL) string { return u.Normalize().String() }

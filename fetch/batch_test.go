@@ -132,7 +132,8 @@ func TestBatchDedupe(t *testing.T) {
 			var shared atomic.Int64
 			var seen atomic.Int64
 			b := &Batch{Client: c, Parallel: 8, PerHost: 8, FetchDuplicates: dup}
-			urls := seq("gopher://h.example/0/a", "gopher://h.example/0/a", "gopher://h.example/0/a", "gopher://h.example/0/a")
+			// Four spellings of one URL (RFC 1738 equivalences).
+			urls := seq("gopher://h.example/0/a", "GOPHER://H.EXAMPLE/0/a", "gopher://h.example:70/0/a", "gopher://h.example/0/%61")
 			go func() {
 				time.Sleep(50 * time.Millisecond) // let the duplicates arrive
 				close(release)

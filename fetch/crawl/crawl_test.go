@@ -143,7 +143,7 @@ func gopherHole() *site {
 		"gopher://hole.example/1/":    {links: []string{"gopher://hole.example/0/a", "gopher://hole.example/1/sub", "gopher://hole.example/0/b", "garbage"}},
 		"gopher://hole.example/0/a":   {body: "alpha"},
 		"gopher://hole.example/0/b":   {body: "beta"},
-		"gopher://hole.example/1/sub": {links: []string{"gopher://hole.example/0/c", "gopher://hole.example/1/", "gopher://hole.example/0/a", "gopher://other.example/0/x", "telnet://hole.example/", "file:///etc/passwd", "mailto:x@hole.example"}},
+		"gopher://hole.example/1/sub": {links: []string{"gopher://hole.example/0/c", "gopher://hole.example/1/", "gopher://hole.example/0/a", "gopher://HOLE.example:70/0/%61", "gopher://hole.example:70/1/", "gopher://other.example/0/x", "telnet://hole.example/", "file:///etc/passwd", "mailto:x@hole.example"}},
 		"gopher://hole.example/0/c":   {body: "gamma"},
 		"gopher://other.example/0/x":  {body: "other"},
 		"file:///etc/passwd":          {body: "root"},

@@ -37,7 +37,7 @@ type scope struct {
 func newScope(s Scope, seeds []*url.URL) *scope {
 	sc := &scope{Scope: s, hosts: map[string]bool{}, schemes: map[string]bool{}}
 	for _, u := range seeds {
-		sc.hosts[u.HostPort()] = true
+		sc.hosts[strings.ToLower(u.HostPort())] = true
 		if len(s.Schemes) == 0 && !slices.Contains(neverImplied, u.Scheme) {
 			sc.schemes[u.Scheme] = true
 		}
@@ -53,7 +53,7 @@ func (sc *scope) allows(u *url.URL) (bool, string) {
 	if !sc.schemes[u.Scheme] {
 		return false, "scheme"
 	}
-	if !sc.AnyHost && !sc.hosts[u.HostPort()] {
+	if !sc.AnyHost && !sc.hosts[strings.ToLower(u.HostPort())] {
 		return false, "host"
 	}
 	if len(sc.Prefixes) > 0 {
@@ -65,5 +65,6 @@ func (sc *scope) allows(u *url.URL) (bool, string) {
 	return true, ""
 }
 
-// key is the identity under which a crawl visits a URL once.
-func key(u *url.URL) string { return u.String() }
+// key is the identity under which a crawl visits a URL once: its normal
+// form (url.URL.Normalize).
+func key(u *url.URL) string { return u.Normalize().String() }
