@@ -13,7 +13,6 @@ type batchConfig struct {
 	recursive bool    // -r
 	level     int     // -l: link depth for -r
 	hasLevel  bool
-	warcFile  string // --warc-file, for -r
 }
 
 // batchOptions are the options of many transfers: --rate, --list, -r, -l.
