@@ -166,6 +166,9 @@ func TestFTPErrors(t *testing.T) {
 	}
 	r = runFetch(t, "", nil, "-u", env(t, "FETCH_IT_FTP_USER"), ftpBase(t)+"/private.txt")
 	wantCode(t, r, 6, "user without a password and no terminal")
+	if !bytes.Contains(r.Stderr, []byte("-u USER:PASS")) {
+		t.Errorf("no hint to give the password:\n%s", r.Stderr)
+	}
 }
 
 // smallURLs returns the URLs of every file in /small.

@@ -23,6 +23,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/rfc1738/fetch/fetch/queue"
 )
 
 // countingSite is an HTTP server in the test process that measures the
@@ -164,8 +166,7 @@ func checkStore(t *testing.T, store string, urls []string) []record {
 		t.Fatalf("%d records for %d URLs: %d lost, %d duplicated", len(recs), len(urls), lost, dup)
 	}
 	for _, r := range recs {
-		sum := sha256.Sum256([]byte(r.URL))
-		body, err := os.ReadFile(filepath.Join(store, hex.EncodeToString(sum[:])))
+		body, err := os.ReadFile(filepath.Join(store, queue.Key(r.URL)))
 		if err != nil {
 			t.Fatalf("%s: %v", r.URL, err)
 		}

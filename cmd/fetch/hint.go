@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/schemes/ftp"
 )
 
 // hints say which option would change a failure's outcome. The library's
@@ -26,6 +27,9 @@ var hints = []struct {
 		var he x509.HostnameError
 		var ci x509.CertificateInvalidError
 		return errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
+	}},
+	{"-u USER:PASS", " (give the password with -u USER:PASS or --netrc)", func(err error, _ *config) bool {
+		return errors.Is(err, ftp.ErrNeedPassword)
 	}},
 	{"-u USER:PASS", " (give credentials with -u USER:PASS or --netrc)", func(err error, c *config) bool {
 		return fetch.KindOf(err) == fetch.Auth && c != nil && !c.hasUser && !c.netrc && !urlHasUser(err)

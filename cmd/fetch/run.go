@@ -237,7 +237,22 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 // do fetches one request: the one place a transfer of the run goes to the
 // network.
 func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	if e.cfg.menu && !e.cfg.head && ftpDirectory(req.URL) {
+		if name, _ := e.outputName(req.URL); name == "" {
+			return e.ftpMenu(ctx, req), nil
+		}
+	}
 	return e.client.Do(ctx, req)
+}
+
+// ftpMenu is --menu of an FTP directory to stdout: the directory as the
+// Lister reads it, rendered for reading (directories' URLs end in "/"),
+// streamed as the body of the transfer. A failure to list is the body's
+// read error.
+func (e *runEnv) ftpMenu(ctx context.Context, req *fetch.Request) *fetch.Resource {
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(renderFTPMenu(ctx, e.client, pw, req)) }()
+	return &fetch.Resource{URL: req.URL, Kind: fetch.KindFile, Size: -1, Body: pr}
 }
 
 // failAt records the failure of URL i (-1: the run itself) with the exit

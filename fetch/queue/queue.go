@@ -112,27 +112,54 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 		if dir == "" {
 			dir = DefaultStateDir()
 		}
-		e, err := startEmbedded(dir, 30*time.Second)
-		if err != nil {
-			return nil, err
-		}
-		q.emb = e
-		addr = e.url
 		connOpts = append(connOpts,
 			nats.DisconnectErrHandler(func(*nats.Conn, error) { q.lost(dir) }),
 			nats.ReconnectHandler(func(*nats.Conn) { q.back() }))
+		nc, err := q.connectEmbedded(ctx, dir, connOpts)
+		if err != nil {
+			return nil, err
+		}
+		q.nc = nc
+	} else {
+		nc, err := nats.Connect(addr, connOpts...)
+		if err != nil {
+			return nil, fmt.Errorf("queue: connecting to %s: %w", addr, err)
+		}
+		q.nc = nc
 	}
-	nc, err := nats.Connect(addr, connOpts...)
-	if err != nil {
-		q.emb.close()
-		return nil, fmt.Errorf("queue: connecting to %s: %w", addr, err)
-	}
-	q.nc = nc
 	if err := q.setup(ctx); err != nil {
 		q.Close()
 		return nil, err
 	}
 	return q, nil
+}
+
+// connectEmbedded connects to the embedded server of dir, run by this
+// process or another. A server found exiting (its process hands over the
+// directory as this one starts) is waited out: the next try serves the
+// directory, or finds its new host, for up to 30 seconds.
+func (q *Queue) connectEmbedded(ctx context.Context, dir string, connOpts []nats.Option) (*nats.Conn, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		e, err := startEmbedded(dir, time.Until(deadline))
+		if err != nil {
+			return nil, err
+		}
+		nc, err := nats.Connect(e.url, connOpts...)
+		if err == nil {
+			q.emb = e
+			return nc, nil
+		}
+		e.close()
+		if e.srv != nil || time.Now().After(deadline) {
+			return nil, fmt.Errorf("queue: connecting to %s: %w", e.url, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 func (q *Queue) setup(ctx context.Context) error {

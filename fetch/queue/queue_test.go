@@ -264,8 +264,12 @@ func TestEmbeddedServerTakenOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	host.Close()
+	// A request sent while the connection was down may go unanswered:
+	// each try has its own short deadline.
 	for {
-		s, err := other.Stats(ctx)
+		try, cancelTry := context.WithTimeout(ctx, 2*time.Second)
+		s, err := other.Stats(try)
+		cancelTry()
 		if err == nil {
 			if s.Queued != 2 {
 				t.Fatalf("after the takeover, Stats = %+v, want 2 queued", s)
@@ -276,5 +280,20 @@ func TestEmbeddedServerTakenOver(t *testing.T) {
 			t.Fatalf("no takeover: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestKeyIsTheNormalizedURL(t *testing.T) {
+	for _, c := range []struct{ a, b string }{
+		{"HTTP://Example.ORG:80/a", "http://example.org/a"},
+		{"gopher://h", "gopher://h/1"},
+		{"ftp://h/%7Euser/f", "ftp://h/~user/f"},
+	} {
+		if queue.Key(c.a) != queue.Key(c.b) {
+			t.Errorf("Key(%q) != Key(%q): the same URL would be two jobs", c.a, c.b)
+		}
+	}
+	if queue.Key("http://h/a") == queue.Key("http://h/b") {
+		t.Error("two URLs share a key")
 	}
 }

@@ -38,6 +38,12 @@ type Worker struct {
 	// Status maps a fetch's outcome to the status stored (its exit-code
 	// class): nil means 0 for success and 1 for any failure.
 	Status func(err error) int
+	// Retry decides which failures are handed back for another delivery,
+	// and after how long. Its zero value retries the transient failures
+	// (fetch.Transient) until the job's last delivery, waiting from one
+	// second, doubled each time, up to ten minutes, a server's
+	// Retry-After honoured.
+	Retry fetch.RetryPolicy
 	// Drain makes Run return once the queue has no job left, queued or in
 	// flight anywhere, instead of waiting for more.
 	Drain bool
@@ -195,13 +201,11 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		msg.Nak()
 		return nil
 	}
-	if ferr != nil && transient(ferr) && !last {
-		delay := backoff(delivery)
-		if ra, ok := fetch.RetryAfter(ferr); ok {
-			delay = max(delay, min(ra, 10*time.Minute))
+	if ferr != nil && !last {
+		if delay, ok := r.retry().Wait(nil, delivery, ferr); ok {
+			msg.NakWithDelay(delay)
+			return nil
 		}
-		msg.NakWithDelay(delay)
-		return nil
 	}
 	return r.finish(ctx, msg, key, job, delivery, sp, ferr)
 }
@@ -297,6 +301,18 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job
 	return nil
 }
 
+// retry is the Worker's retry policy, with its defaults filled in.
+func (r *run) retry() fetch.RetryPolicy {
+	p := r.w.Retry
+	if p.Attempts == 0 {
+		p.Attempts = r.w.Queue.opts.maxDeliver() - 1
+	}
+	if p.MaxBackoff == 0 {
+		p.MaxBackoff = 10 * time.Minute
+	}
+	return p
+}
+
 func (r *run) status(err error) int {
 	if r.w.Status != nil {
 		return r.w.Status(err)
@@ -320,25 +336,6 @@ func heartbeat(ctx context.Context, msg jetstream.Msg, period time.Duration) {
 			msg.InProgress()
 		}
 	}
-}
-
-// backoff is the delay before a job's next delivery after a transient
-// failure of the given delivery: exponential from 1 s, capped at 1 minute,
-// with jitter.
-func backoff(delivery int) time.Duration {
-	d := time.Second << min(delivery-1, 6)
-	d = min(d, time.Minute)
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)))
-}
-
-// transient reports whether a failure may go away on another try: a
-// failure to connect, a timeout, a cut transfer, a server's "try later".
-func transient(err error) bool {
-	switch fetch.KindOf(err) {
-	case fetch.Connect, fetch.Timeout, fetch.Incomplete, fetch.Unavailable:
-		return true
-	}
-	return false
 }
 
 // kindName names a failure's kind in a record: "not found", "timeout", ...

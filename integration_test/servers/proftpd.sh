@@ -17,6 +17,7 @@
 #   /pub/missing.txt   is not there
 # Publishes:
 #   FETCH_IT_PROFTPD_ADDR        127.0.0.1:PORT
+#   FETCH_IT_PROFTPD_LIST_ADDR   127.0.0.1:PORT of the same tree, MLST not offered
 #   FETCH_IT_PROFTPD_TEXT        the path of text.txt (its exact bytes)
 #   FETCH_IT_PROFTPD_BIN_SHA256  checksum of /pub/data.bin
 source "$(dirname "$0")/../lib.sh"
@@ -59,8 +60,10 @@ start() {
 	rm -f "$dir/anon/pub/missing.txt"
 	chmod -R a+rX "$dir/anon"
 
-	local port
+	local port lport
 	port=$(free_port)
+	lport=$(free_port)
+	while [ "$lport" = "$port" ]; do lport=$(free_port); done
 	cat >"$dir/proftpd.conf" <<-EOF
 		ServerType standalone
 		ServerName "fetch-it proftpd"
@@ -92,13 +95,32 @@ start() {
 				DenyAll
 			</Limit>
 		</Anonymous>
+		# The same tree on a second port, without MLST in FEAT: its
+		# listings are LIST's.
+		<VirtualHost 127.0.0.1>
+			Port $lport
+			FactsAdvertise off
+			RequireValidShell off
+			UseFtpUsers off
+			<Anonymous $dir/anon>
+				User nobody
+				Group nogroup
+				UserAlias anonymous nobody
+				RequireValidShell off
+				<Limit WRITE>
+					DenyAll
+				</Limit>
+			</Anonymous>
+		</VirtualHost>
 	EOF
 	start_bg "$name" "$dir/root/usr/sbin/proftpd" --nodaemon -c "$dir/proftpd.conf"
 	wait_port "$port"
+	wait_port "$lport"
 	export_env "$name" FETCH_IT_PROFTPD_ADDR "127.0.0.1:$port"
+	export_env "$name" FETCH_IT_PROFTPD_LIST_ADDR "127.0.0.1:$lport"
 	export_env "$name" FETCH_IT_PROFTPD_TEXT "$dir/anon/pub/text.txt"
 	export_env "$name" FETCH_IT_PROFTPD_BIN_SHA256 "$(sha256sum "$dir/anon/pub/data.bin" | cut -d' ' -f1)"
-	log "proftpd on 127.0.0.1:$port"
+	log "proftpd on 127.0.0.1:$port, :$lport (no MLST)"
 }
 
 stop() { stop_pids "$name"; }

@@ -13,6 +13,9 @@ import (
 // complete only once the server's final 226 or 250 has arrived after them
 // and, when SIZE told the length, no byte is missing. Until then the end of
 // the data is an error of Kind Incomplete, never io.EOF.
+//
+// A transfer is read by one goroutine; Close may come from another, while
+// a Read is blocked, and aborts it.
 type transfer struct {
 	h      *Handler
 	c      *ctrl
@@ -23,25 +26,47 @@ type transfer struct {
 	offset int64 // where the body starts in the file (REST)
 	n      int64
 
-	err    error // sticky: io.EOF once complete, else the failure
-	closed bool
+	mu      sync.Mutex // guards what follows, and c against Close
+	err     error      // sticky: io.EOF once complete, else the failure
+	reading bool       // a Read is in progress: its goroutine owns the connections
+	closed  bool
 }
 
 func (t *transfer) Read(p []byte) (int, error) {
+	t.mu.Lock()
 	if t.err != nil {
-		return 0, t.err
+		err := t.err
+		t.mu.Unlock()
+		return 0, err
 	}
+	t.reading = true
+	t.mu.Unlock()
+
 	n, err := t.data.r.Read(p)
 	t.n += int64(n)
 	switch {
 	case err == nil:
-		return n, nil
 	case errors.Is(err, io.EOF):
-		t.err = t.complete()
+		err = t.complete()
 	default:
-		t.err = t.broken(err)
+		err = t.broken(err)
 	}
-	return n, t.err
+
+	t.mu.Lock()
+	t.reading = false
+	closed := t.closed
+	if t.err == nil {
+		t.err = err
+	}
+	err = t.err
+	t.mu.Unlock()
+	if closed {
+		// Close came while this Read was blocked: it cut the
+		// connections, and the cleaning up is done here.
+		t.data.close()
+		t.drop()
+	}
+	return n, err
 }
 
 // complete reads the final reply after the data ended, and hands the
@@ -55,22 +80,23 @@ func (t *transfer) complete() error {
 		// A deadline that ran out is a timeout; any other failure
 		// leaves the transfer unconfirmed.
 		k := fetch.KindOf(err)
-		if k != fetch.Timeout {
+		if k != fetch.Timeout && k != fetch.Canceled {
 			k = fetch.Incomplete
 		}
 		return &fetch.Error{Kind: k, Err: fmt.Errorf("%s: no final reply after %d bytes: %w", t.cmd, t.n, cause(err))}
 	}
+	if !t.handBack() {
+		return errBodyClosed
+	}
 	if code != 226 && code != 250 {
 		// The control connection is in step: only the transfer failed.
 		t.h.release(t.key, c, true)
-		t.c = nil
 		if code == 426 || code == 451 || code/100 == 4 {
-			return &fetch.Error{Kind: fetch.Incomplete, Err: &replyError{Cmd: t.cmd, Code: code, Msg: msg}}
+			return replyErr(fetch.Incomplete, t.cmd, code, msg, "")
 		}
 		return c.unexpected(t.cmd, code, msg)
 	}
 	t.h.release(t.key, c, true)
-	t.c = nil
 	if t.want >= 0 && t.n < t.want {
 		return fetch.Errorf(fetch.Incomplete, "%s: %d bytes of the %d that SIZE announced", t.cmd, t.n, t.want)
 	}
@@ -91,36 +117,71 @@ func (t *transfer) broken(err error) error {
 		return err
 	}
 	k := fetch.KindOf(err)
-	if k != fetch.Timeout {
+	if k != fetch.Timeout && k != fetch.Canceled {
 		k = fetch.Incomplete
 	}
 	return &fetch.Error{Kind: k, Err: fmt.Errorf("%s: data connection after %d bytes: %w", t.cmd, t.n, err)}
 }
 
+// handBack takes the control connection from the transfer to give it back
+// to the pool, unless Close came first (it then stays, for drop).
+func (t *transfer) handBack() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	t.c = nil
+	return true
+}
+
 // drop closes the control connection, which can no longer be trusted.
 func (t *transfer) drop() {
-	if t.c != nil {
-		t.c.unwatch()
-		t.c.close(false)
-		t.c = nil
+	t.mu.Lock()
+	c := t.c
+	t.c = nil
+	t.mu.Unlock()
+	if c != nil {
+		c.unwatch()
+		c.close(false)
 	}
 }
+
+// errBodyClosed is what reading a Body after Close returns.
+var errBodyClosed = fetch.Errorf(fetch.Other, "the body was closed before its end")
 
 // Close finishes the transfer. After the whole body was read the control
 // connection is already back in the pool; before, the transfer is
 // abandoned and both connections are closed (an abandoned transfer leaves
-// the control connection in an unknown state). Close is safe to call more
-// than once, but not concurrently with Read.
+// the control connection in an unknown state). Close may be called while
+// a Read is blocked in another goroutine: it cuts the connections, and
+// that Read returns at once with an error. Close is safe to call more
+// than once.
 func (t *transfer) Close() error {
+	t.mu.Lock()
 	if t.closed {
+		t.mu.Unlock()
 		return nil
 	}
 	t.closed = true
-	if t.err == nil {
-		t.err = fetch.Errorf(fetch.Other, "%s: body closed", t.cmd)
-		t.data.close()
-		t.drop()
+	if t.err != nil {
+		t.mu.Unlock()
+		return nil
 	}
+	t.err = errBodyClosed
+	if t.reading {
+		// The reading goroutine owns the connections: cut them under it
+		// (closing a socket is safe from any goroutine), and it cleans up.
+		t.data.cut()
+		if t.c != nil {
+			t.c.raw.Conn.Close()
+		}
+		t.mu.Unlock()
+		return nil
+	}
+	t.mu.Unlock()
+	t.data.close()
+	t.drop()
 	return nil
 }
 

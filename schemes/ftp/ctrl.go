@@ -44,24 +44,28 @@ type ctrl struct {
 	noEPSV   bool            // the server refused EPSV
 	noEPRT   bool            // the server refused EPRT
 	noSize   bool            // the server has no SIZE
+	feat     map[string]bool // FEAT's features, once asked
 	stop     func() bool     // stops the context watch of the current request
 	ctx      context.Context // the current request's context, nil when idle
 	idle     time.Duration   // the longest wait for one whole reply
 }
 
-// replyError is a reply the client did not expect: the command (password
-// masked) and the server's code and text.
-type replyError struct {
-	Cmd  string
-	Code int
-	Msg  string
+// replyErr is the failure a reply means: an *fetch.Error of the given
+// kind whose cause names the command (password masked) and holds the
+// reply as a *fetch.ReplyError. note, when not empty, says more.
+func replyErr(kind fetch.Kind, cmd string, code int, msg, note string) error {
+	re := &fetch.ReplyError{Code: code, Text: msg}
+	cmd = fetch.Sanitize(cmd) // a name from the URL may hold anything
+	if note != "" {
+		return &fetch.Error{Kind: kind, Err: fmt.Errorf("%s: server replied %w (%s)", cmd, re, note)}
+	}
+	return &fetch.Error{Kind: kind, Err: fmt.Errorf("%s: server replied %w", cmd, re)}
 }
 
-func (e *replyError) Error() string {
-	return fmt.Sprintf("%s: server replied %d %s", e.Cmd, e.Code, escape(e.Msg))
-}
-
-// replyKind classifies an unexpected reply (CONTRACT §5).
+// replyKind classifies an unexpected reply (CONTRACT §5). The transient
+// refusals of RFC 959 (421 service closing, 425 no data connection, 450
+// file busy) are Unavailable: trying later may succeed; 426, a transfer
+// aborted, is Incomplete.
 func replyKind(code int) fetch.Kind {
 	switch {
 	case code == 530 || code == 331 || code == 332 || code == 532:
@@ -74,8 +78,8 @@ func replyKind(code int) fetch.Kind {
 		return fetch.NotFound
 	case code == 426:
 		return fetch.Incomplete
-	case code == 421 || code == 425:
-		return fetch.Connect // service closing; cannot open the data connection
+	case code == 421 || code == 425 || code == 450:
+		return fetch.Unavailable
 	}
 	return fetch.Protocol
 }
@@ -137,9 +141,9 @@ func (c *ctrl) scrub(s string) string {
 // (the line with its password masked).
 func (c *ctrl) send(line, shown string) error {
 	if i := strings.IndexAny(line, "\r\n\x00"); i >= 0 {
-		return fetch.Errorf(fetch.Refused, "%s: a decoded CR, LF or NUL would reach the command line (RFC 1738 §6)", shown)
+		return fetch.Errorf(fetch.Refused, "%s: a decoded CR, LF or NUL would reach the command line (RFC 1738 §6)", fetch.Sanitize(shown))
 	}
-	c.trace.Send(shown)
+	c.trace.Send(fetch.Sanitize(shown))
 	if err := c.w.PrintfLine("%s", line); err != nil {
 		return c.ioErr(shown, err)
 	}
@@ -179,7 +183,7 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 	if err != nil {
 		var pe textproto.ProtocolError
 		if errors.As(err, &pe) {
-			return 0, "", fetch.Errorf(fetch.Protocol, "%s: malformed reply: %s", shown, escape(c.scrub(string(pe))))
+			return 0, "", fetch.Errorf(fetch.Protocol, "%s: malformed reply: %s", fetch.Sanitize(shown), fetch.Sanitize(c.scrub(string(pe))))
 		}
 		return 0, "", c.ioErr(shown, err)
 	}
@@ -192,7 +196,7 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 			if i == len(lines)-1 {
 				sep = " "
 			}
-			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, escape(l)))
+			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, fetch.Sanitize(l)))
 		}
 	}
 	return code, msg, nil
@@ -218,7 +222,7 @@ func (c *ctrl) ioErr(shown string, err error) error {
 	if k == fetch.Other || errors.Is(err, io.EOF) {
 		k = fetch.Incomplete
 	}
-	return &fetch.Error{Kind: k, Err: fmt.Errorf("%s: control connection: %w", shown, err)}
+	return &fetch.Error{Kind: k, Err: fmt.Errorf("%s: control connection: %w", fetch.Sanitize(shown), err)}
 }
 
 // cmd sends a command and reads its reply.
@@ -249,7 +253,7 @@ func (c *ctrl) expect(line, want string) (int, string, error) {
 
 // unexpected turns a reply into an *fetch.Error of the right Kind.
 func (c *ctrl) unexpected(shown string, code int, msg string) error {
-	return &fetch.Error{Kind: replyKind(code), Err: &replyError{Cmd: shown, Code: code, Msg: msg}}
+	return replyErr(replyKind(code), shown, code, msg, "")
 }
 
 // close ends the connection: QUIT when polite, bounded by a short
@@ -258,7 +262,7 @@ func (c *ctrl) close(polite bool) {
 	if polite {
 		c.raw.Conn.SetDeadline(time.Now().Add(2 * time.Second))
 		if c.send("QUIT", "QUIT") == nil {
-			c.read("QUIT")
+			c.readWithin("QUIT", 2*time.Second)
 		}
 	}
 	c.conn.Close()

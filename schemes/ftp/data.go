@@ -59,7 +59,7 @@ func (c *ctrl) openData(ctx context.Context, req *fetch.Request, active bool) (*
 		if code == 229 {
 			port, ok := parseEPSV(msg)
 			if !ok {
-				return nil, fetch.Errorf(fetch.Protocol, "EPSV: malformed reply %d %s", code, escape(msg))
+				return nil, replyErr(fetch.Protocol, "EPSV", code, msg, "no port in the reply")
 			}
 			return dialData(ctx, req, peer, port), nil
 		}
@@ -78,7 +78,7 @@ func (c *ctrl) openData(ctx context.Context, req *fetch.Request, active bool) (*
 	}
 	port, ok := parsePASV(msg)
 	if !ok {
-		return nil, fetch.Errorf(fetch.Protocol, "PASV: malformed reply %d %s", code, escape(msg))
+		return nil, replyErr(fetch.Protocol, "PASV", code, msg, "no port in the reply")
 	}
 	// The address in the reply is ignored: the data connection goes to the
 	// server the control connection reached (as curl's --ftp-skip-pasv-ip).
@@ -244,6 +244,14 @@ func (d dataConn) close() {
 	d.stop()
 	d.r.Close()
 	d.raw.Close()
+}
+
+// cut closes the socket under the connection, from any goroutine, so
+// that a Read blocked on it returns; close still follows.
+func (d dataConn) cut() {
+	if d.raw != nil {
+		d.raw.Conn.Close()
+	}
 }
 
 // parseEPSV reads the port of a 229 reply: "... (|||port|)" with any

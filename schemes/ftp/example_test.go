@@ -1,7 +1,9 @@
 package ftp_test
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes/ftp"
@@ -49,4 +51,33 @@ func ExampleHandler_Plan() {
 	//   "TYPE A"
 	//   "EPSV"
 	//   "NLST"
+}
+
+// Listing a directory as entries, through a Client (which applies its
+// policy and per-host slots): MLSD where the server offers it, else LIST
+// parsed. A directory's URL ends in "/".
+func ExampleHandler_List() {
+	c := &fetch.Client{}
+	h := &ftp.Handler{}
+	defer h.Close()
+	c.Register("ftp", h)
+	u, _ := url.Parse("ftp://ftp.example.org/pub/")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	l, err := c.List(ctx, &fetch.Request{URL: u})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer l.Close()
+	for {
+		e, err := l.Next()
+		if err != nil {
+			break // io.EOF after the last entry
+		}
+		fmt.Println(e.Kind, e.Size, e.URL)
+	}
+	if n := l.Skipped(); n > 0 {
+		fmt.Println(n, "lines could not be parsed")
+	}
 }

@@ -206,6 +206,10 @@ func TestPasswordPrompt(t *testing.T) {
 	if !errors.Is(err, fetch.Auth) || !errors.Is(err, ErrNeedPassword) {
 		t.Fatalf("without a prompt: %v, want an Auth error asking for a password", err)
 	}
+	var re *fetch.ReplyError
+	if !errors.As(err, &re) || re.Code != 331 || strings.Contains(err.Error(), "-u") {
+		t.Errorf("without a prompt: %v, want the 331 reply and no CLI option", err)
+	}
 	var asked []string
 	r := req(t, u)
 	r.Prompt = func(label string, secret bool) (string, error) {

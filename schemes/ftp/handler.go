@@ -20,7 +20,6 @@ package ftp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"mime"
 	"path"
 	"strconv"
@@ -123,7 +122,8 @@ func newJob(req *fetch.Request) (job, error) {
 // Size is -1.
 //
 // With req.Head, SIZE (in TYPE I, the file's size on the server) and MDTM
-// are asked. With req.Offset, REST asks the server to resume there;
+// are asked. With req.IfModifiedSince, MDTM is asked before RETR, and a
+// file not modified since then fails with Kind NotModified. With req.Offset, REST asks the server to resume there;
 // Resource.Offset says whether it did. Resuming a TYPE A transfer is
 // refused (Kind Unsupported): its offsets count converted bytes, not the
 // file's; fetch such a file with ";type=i" to resume it.
@@ -133,27 +133,17 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		return nil, err
 	}
 	mimeWarm.Do(func() { go mime.TypeByExtension(".txt") })
-	lg := h.credentials(req)
-	key := lg.key(req.URL.Scheme, req.URL.HostPort())
-	for attempt := 0; ; attempt++ {
-		c, reused, err := h.acquire(ctx, req, lg, key, j.cwds)
-		if err != nil {
-			return nil, err
-		}
-		c.setIdle(req)
-		res, err := h.run(ctx, c, req, j, key)
-		if err == nil {
-			return res, nil
-		}
-		// A pooled connection the server closed while it was idle fails
-		// before its first reply: log in afresh, once. (Unless the error
-		// is a reply, run has closed c, so reading c.replies is safe.)
-		if reused && attempt == 0 && !isReply(err) && c.replies == 0 && ctx.Err() == nil {
-			req.Trace.Notef("the reused connection was closed by the server: logging in afresh")
-			continue
-		}
+	var res *fetch.Resource
+	err = h.session(ctx, req, j.cwds, func(c *ctrl, key string) (bool, error) {
+		var err error
+		res, err = h.run(ctx, c, req, j, key)
+		// A Resource with a Body holds c until the Body is closed.
+		return err == nil && res.Body != fetch.NoBody, err
+	})
+	if err != nil {
 		return nil, err
 	}
+	return res, nil
 }
 
 // mimeWarm starts, once, the loading of the system's MIME tables (some
@@ -165,31 +155,23 @@ var mimeWarm sync.Once
 // isReply reports whether err is a reply of the server (the control
 // connection is then still in step).
 func isReply(err error) bool {
-	var re *replyError
+	var re *fetch.ReplyError
 	return errors.As(err, &re)
 }
 
-// run carries out the job on a logged-in connection. A Resource with a
-// Body holds c until the Body is closed; otherwise run gives c back: to
-// the pool when it is still in step (no error, or the error is a reply),
-// else closed.
+// run carries out the job on a logged-in connection: the directory, then
+// the name list, the metadata or the file.
 func (h *Handler) run(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (*fetch.Resource, error) {
-	var res *fetch.Resource
-	err := c.enter(j.cwds)
-	if err == nil {
-		switch {
-		case j.list:
-			res, err = h.list(ctx, c, req, j, key)
-		case req.Head:
-			res, err = h.head(c, req, j)
-		default:
-			res, err = h.retrieve(ctx, c, req, j, key)
-		}
+	if err := c.enter(j.cwds); err != nil {
+		return nil, err
 	}
-	if err != nil || res.Body == fetch.NoBody {
-		h.release(key, c, err == nil || isReply(err))
+	switch {
+	case j.list:
+		return h.list(ctx, c, req, j, key)
+	case req.Head:
+		return h.head(c, req, j)
 	}
-	return res, err
+	return h.retrieve(ctx, c, req, j, key)
 }
 
 // enter sends one CWD per <cwd> segment, unless c is in that directory
@@ -229,8 +211,7 @@ func emptyCWDRefused(code int, msg string) error {
 	if code/100 == 5 {
 		k = fetch.NotFound
 	}
-	re := &replyError{Cmd: "CWD ", Code: code, Msg: msg}
-	return &fetch.Error{Kind: k, Err: fmt.Errorf("%w (the URL's empty path segment asks for a CWD with an empty argument, RFC 1738 §3.2.2, and this server refuses it; for an absolute path write its first / as %%2F: ftp://host/%%2Fdir/file)", re)}
+	return replyErr(k, "CWD ", code, msg, "the URL's empty path segment asks for a CWD with an empty argument, RFC 1738 §3.2.2, and this server refuses it; for an absolute path write its first / as %2F: ftp://host/%2Fdir/file")
 }
 
 // list sends NLST (for ";type=d", with the name) and returns the names.
@@ -271,12 +252,12 @@ func (h *Handler) head(c *ctrl, req *fetch.Request, j job) (*fetch.Resource, err
 	if err := c.setType("I"); err != nil {
 		return nil, err
 	}
-	size, sizeCode, err := c.size(j.name)
+	size, sizeCode, sizeMsg, err := c.size(j.name)
 	if err != nil {
 		return nil, err
 	}
 	res.Size = size
-	mt, mdtmCode, err := c.mdtm(j.name)
+	mt, mdtmCode, mdtmMsg, err := c.mdtm(j.name)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +266,10 @@ func (h *Handler) head(c *ctrl, req *fetch.Request, j job) (*fetch.Resource, err
 	if size < 0 && mt.IsZero() && (sizeCode == 550 || mdtmCode == 550 || absent(sizeCode) && absent(mdtmCode)) {
 		// Neither SIZE nor MDTM knows the name: one said 550, or
 		// both said it is unavailable (goftp.io/server says 450).
-		return nil, &fetch.Error{Kind: fetch.NotFound, Err: &replyError{Cmd: "MDTM " + j.name, Code: mdtmCode, Msg: "no such file"}}
+		if sizeCode == 550 {
+			return nil, replyErr(fetch.NotFound, "SIZE "+j.name, sizeCode, sizeMsg, "")
+		}
+		return nil, replyErr(fetch.NotFound, "MDTM "+j.name, mdtmCode, mdtmMsg, "")
 	}
 	return res, nil
 }
@@ -295,7 +279,7 @@ func (h *Handler) head(c *ctrl, req *fetch.Request, j job) (*fetch.Resource, err
 func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (*fetch.Resource, error) {
 	res := fileResource(req, j)
 	if j.guess {
-		c.trace.Notef("no typecode: TYPE %s, for %s (RFC 1738 §3.2.3)", j.typ, j.why)
+		c.trace.Notef("no typecode: TYPE %s, for %s (RFC 1738 §3.2.3)", j.typ, fetch.Sanitize(j.why))
 	}
 	if err := c.setType(j.typ); err != nil {
 		return nil, err
@@ -303,9 +287,12 @@ func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j j
 	size := int64(-1)
 	if j.typ == "I" {
 		var err error
-		if size, _, err = c.size(j.name); err != nil {
+		if size, _, _, err = c.size(j.name); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.unchanged(req, j.name); err != nil {
+		return nil, err
 	}
 	offset := req.Offset
 	if offset > 0 && size >= 0 && offset > size {
@@ -381,7 +368,21 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 		// the caller closes it (the error is not a reply).
 		return nil, err
 	}
-	return &transfer{h: h, c: c, key: key, cmd: line, data: dc, want: -1, offset: rest}, nil
+	return &transfer{h: h, c: c, key: key, cmd: fetch.Sanitize(line), data: dc, want: -1, offset: rest}, nil
+}
+
+// unchanged asks MDTM when req is conditional (IfModifiedSince) and fails
+// with Kind NotModified when the file is not newer. A server that cannot
+// tell gets the file.
+func (c *ctrl) unchanged(req *fetch.Request, name string) error {
+	if req.IfModifiedSince.IsZero() {
+		return nil
+	}
+	mt, code, msg, err := c.mdtm(name)
+	if err != nil || mt.IsZero() || mt.After(req.IfModifiedSince) {
+		return err
+	}
+	return replyErr(fetch.NotModified, "MDTM "+name, code, msg, "not modified since "+req.IfModifiedSince.UTC().Format(time.RFC3339))
 }
 
 // dataGrace is how long the control connection's reply is awaited after
@@ -416,41 +417,32 @@ func (c *ctrl) setType(t string) error {
 }
 
 // size asks SIZE; it returns -1 when the server cannot tell, and the
-// reply's code.
-func (c *ctrl) size(name string) (int64, int, error) {
+// reply.
+func (c *ctrl) size(name string) (int64, int, string, error) {
 	if c.noSize {
-		return -1, 0, nil
+		return -1, 0, "", nil
 	}
 	code, msg, err := c.cmd("SIZE " + name)
 	if err != nil {
-		return -1, 0, err
+		return -1, 0, "", err
 	}
 	if code == 213 {
 		if n, err := strconv.ParseInt(strings.TrimSpace(msg), 10, 64); err == nil && n >= 0 {
-			return n, code, nil
+			return n, code, msg, nil
 		}
-		return -1, code, nil
+		return -1, code, msg, nil
 	}
 	if code == 500 || code == 502 {
 		c.noSize = true
 	}
-	return -1, code, nil
+	return -1, code, msg, nil
 }
 
 // mdtm asks MDTM (RFC 3659 §3); the zero Time when the server cannot tell.
-func (c *ctrl) mdtm(name string) (time.Time, int, error) {
+func (c *ctrl) mdtm(name string) (time.Time, int, string, error) {
 	code, msg, err := c.cmd("MDTM " + name)
 	if err != nil || code != 213 {
-		return time.Time{}, code, err
+		return time.Time{}, code, msg, err
 	}
-	s := strings.TrimSpace(msg)
-	layout := "20060102150405"
-	if len(s) > len(layout) && s[len(layout)] == '.' {
-		layout += "." + strings.Repeat("9", len(s)-len(layout)-1)
-	}
-	t, perr := time.ParseInLocation(layout, s, time.UTC)
-	if perr != nil {
-		return time.Time{}, code, nil
-	}
-	return t, code, nil
+	return parseMDTM(msg), code, msg, nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/textproto"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +146,29 @@ func TestServerTextEscaped(t *testing.T) {
 		if !strings.Contains(s, "PWNED") {
 			t.Errorf("the %s lost the server's text: %q", what, s)
 		}
+	}
+}
+
+// TestURLTextEscaped: a name decoded from the URL holding control
+// characters is sent as it is, but shown escaped in the trace and errors.
+func TestURLTextEscaped(t *testing.T) {
+	s := newFakeServer(t)
+	s.start()
+	h := &Handler{}
+	defer h.Close()
+	var trace strings.Builder
+	r := req(t, "ftp://"+s.addr()+"/x%1B%5D0%3BPWNED%07.bin")
+	r.Trace = fetch.NewTrace(&trace)
+	_, _, err := get(t, h, r)
+	if fetch.KindOf(err) != fetch.NotFound {
+		t.Fatalf("%v, want NotFound", err)
+	}
+	for what, s := range map[string]string{"error": err.Error(), "trace": trace.String()} {
+		if strings.ContainsAny(s, "\x1b\x07") {
+			t.Errorf("the %s holds control characters: %q", what, s)
+		}
+	}
+	if got := s.commands(); len(got) != 1 || !slices.Contains(got[0], "RETR x\x1b]0;PWNED\x07.bin") {
+		t.Errorf("the name was not sent as decoded: %q", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -21,7 +22,8 @@ const maxEntry = 64 << 10
 // "pub/a.txt" (vsftpd) or "a.txt" (others), both "ftp://h/pub/a.txt". An
 // absolute name ("/x/y") becomes "%2Fx/y". The URL keeps the user but never
 // the password. Whether the name is a file or a directory a name list does
-// not say: the URL names it as a file.
+// not say: the URL names it as a file (Handler.List's entries know, and
+// name directories with a final "/").
 func EntryURL(dir *url.URL, name string) string {
 	v := dir.FTP()
 	var segs []string
@@ -37,6 +39,12 @@ func EntryURL(dir *url.URL, name string) string {
 		}
 		segs = append(segs, strings.Split(name, "/")...)
 	}
+	return segmentsURL(dir, segs)
+}
+
+// segmentsURL returns the URL of dir's server (scheme, user without the
+// password, host, port) with the path of segs, each escaped.
+func segmentsURL(dir *url.URL, segs []string) string {
 	var b strings.Builder
 	b.WriteString(dir.Scheme)
 	b.WriteString("://")
@@ -187,3 +195,28 @@ func (l *listing) convert(b []byte) []byte {
 }
 
 func (l *listing) Close() error { return l.src.Close() }
+
+// WriteEntries renders a listing from Handler.List for reading, as the
+// CLI's --menu does: one line per entry, "name <url>", the name's control
+// characters escaped, a directory's URL ending in "/" (so that following
+// it lists it). When lines of the server's listing could not be parsed,
+// a last line says how many. It returns the first error of the listing or
+// of w; the caller closes l.
+func WriteEntries(w io.Writer, l *fetch.Listing) error {
+	bw := bufio.NewWriter(w)
+	for {
+		e, err := l.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			bw.Flush()
+			return err
+		}
+		fmt.Fprintf(bw, "%s <%s>\n", fetch.Sanitize(e.Name), e.URL)
+	}
+	if n := l.Skipped(); n > 0 {
+		fmt.Fprintf(bw, "(%d lines of the listing could not be parsed)\n", n)
+	}
+	return bw.Flush()
+}

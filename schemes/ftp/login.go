@@ -38,7 +38,7 @@ func (l login) key(scheme, hostport string) string {
 }
 
 // credentials decides the login for req: the URL's user and password; else
-// the request's (-u, --netrc); else anonymous. A URL user without a
+// the request's (Request.User); else anonymous. A URL user without a
 // password takes the request's password when the request names the same
 // user.
 func (h *Handler) credentials(req *fetch.Request) login {
@@ -118,9 +118,9 @@ func (h *Handler) logIn(ctx context.Context, c *ctrl, req *fetch.Request, lg log
 	}
 	if code != 220 {
 		if code/100 == 4 {
-			return fetch.Errorf(fetch.Connect, "the server is not available: %d %s", code, escape(msg))
+			return replyErr(fetch.Unavailable, "greeting", code, msg, "the server is not available")
 		}
-		return fetch.Errorf(fetch.Protocol, "greeting: server replied %d %s", code, escape(msg))
+		return replyErr(fetch.Protocol, "greeting", code, msg, "")
 	}
 	if req.URL.Scheme == "ftp" && h.ExplicitTLS {
 		code, msg, err := c.cmd("AUTH TLS")
@@ -128,7 +128,7 @@ func (h *Handler) logIn(ctx context.Context, c *ctrl, req *fetch.Request, lg log
 			return err
 		}
 		if code != 234 {
-			return fetch.Errorf(fetch.Unsupported, "AUTH TLS: the server offers no TLS: %d %s", code, escape(msg))
+			return replyErr(fetch.Unsupported, "AUTH TLS", code, msg, "the server offers no TLS")
 		}
 		if err := c.startTLS(ctx, h.tlsConfig(req)); err != nil {
 			return err
@@ -188,14 +188,14 @@ func (c *ctrl) authenticate(req *fetch.Request, lg login) error {
 		return nil
 	case 331:
 	case 332:
-		return fetch.Errorf(fetch.Auth, "%s: the server asks for an account (ACCT), which a URL cannot give: %d %s", line, code, escape(msg))
+		return replyErr(fetch.Auth, line, code, msg, "the server asks for an account (ACCT), which a URL cannot give")
 	default:
 		return c.unexpected(line, code, msg)
 	}
 	pass := lg.pass
 	if !lg.hasPass {
 		if req.Prompt == nil {
-			return fetch.Errorf(fetch.Auth, "%w for user %q and none was given (use -u USER:PASS or --netrc)", ErrNeedPassword, lg.user)
+			return fetch.Errorf(fetch.Auth, "%w for user %q and none was given: %s: server replied %w", ErrNeedPassword, lg.user, line, &fetch.ReplyError{Code: code, Text: msg})
 		}
 		p, err := req.Prompt(fmt.Sprintf("Password for %s@%s", lg.user, req.URL.Host), true)
 		if err != nil {
@@ -212,10 +212,13 @@ func (c *ctrl) authenticate(req *fetch.Request, lg login) error {
 	case 230, 202:
 		return nil
 	case 332:
-		return fetch.Errorf(fetch.Auth, "PASS ****: the server asks for an account (ACCT), which a URL cannot give: %d %s", code, escape(msg))
+		return replyErr(fetch.Auth, "PASS ****", code, msg, "the server asks for an account (ACCT), which a URL cannot give")
 	}
-	if code/100 == 5 || code/100 == 4 {
-		return fetch.Errorf(fetch.Auth, "login as %q refused: %d %s", lg.user, code, escape(msg))
+	switch {
+	case code == 421:
+		return replyErr(fetch.Unavailable, "PASS ****", code, msg, fmt.Sprintf("login as %q: the server is not available", lg.user))
+	case code/100 == 5 || code/100 == 4:
+		return replyErr(fetch.Auth, "PASS ****", code, msg, fmt.Sprintf("login as %q refused", lg.user))
 	}
 	return c.unexpected("PASS ****", code, msg)
 }
