@@ -140,7 +140,7 @@ func visits(t *testing.T, c *Crawler, seeds ...string) ([]string, Stats) {
 
 func gopherHole() *site {
 	return &site{pages: map[string]page{
-		"gopher://hole.example/1/":    {links: []string{"gopher://hole.example/0/a", "gopher://hole.example/1/sub", "gopher://hole.example/0/b", "garbage"}},
+		"gopher://hole.example/1/":    {links: []string{"gopher://hole.example/0/a", "gopher://hole.example/1/sub", "gopher://hole.example/0/b", "garbage", "gopher://hole.example/7/search"}},
 		"gopher://hole.example/0/a":   {body: "alpha"},
 		"gopher://hole.example/0/b":   {body: "beta"},
 		"gopher://hole.example/1/sub": {links: []string{"gopher://hole.example/0/c", "gopher://hole.example/1/", "gopher://hole.example/0/a", "gopher://HOLE.example:70/0/%61", "gopher://hole.example:70/1/", "gopher://other.example/0/x", "telnet://hole.example/", "file:///etc/passwd", "mailto:x@hole.example"}},
@@ -173,7 +173,7 @@ func TestCrawlDepthAndDedupe(t *testing.T) {
 			}
 		}
 		if tt.depth == 5 {
-			want := Stats{Fetched: 5, Bytes: int64(len("alphabetagamma")), OutOfScope: 4, Skipped: 1}
+			want := Stats{Fetched: 5, Bytes: int64(len("alphabetagamma")), OutOfScope: 5, Skipped: 1} // the search, other host, telnet, file, mailto
 			if st != want {
 				t.Errorf("stats %+v, want %+v", st, want)
 			}

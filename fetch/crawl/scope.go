@@ -8,7 +8,9 @@ import (
 )
 
 // Scope says which links a crawl follows. Its zero value follows links to
-// the seeds' hosts, in the seeds' schemes.
+// the seeds' hosts, in the seeds' schemes. A search that needs words the
+// link does not carry (a gopher type 7 item, a WAIS database) is never
+// followed.
 type Scope struct {
 	// AnyHost follows links to any host; by default only to the hosts of
 	// the seeds (host and port).
@@ -50,6 +52,9 @@ func newScope(s Scope, seeds []*url.URL) *scope {
 
 // allows reports whether a link to u is followed, and if not, why.
 func (sc *scope) allows(u *url.URL) (bool, string) {
+	if asksInput(u) {
+		return false, "search"
+	}
 	if !sc.schemes[u.Scheme] {
 		return false, "scheme"
 	}
@@ -63,6 +68,21 @@ func (sc *scope) allows(u *url.URL) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// asksInput reports whether u names a search that needs words the link
+// does not carry: a gopher search item (type 7) or a WAIS database without
+// a search. Fetching one would ask the user, or fail.
+func asksInput(u *url.URL) bool {
+	switch u.Family() {
+	case "gopher":
+		g := u.Gopher()
+		return g.Type == "7" && !g.HasSearch
+	case "wais":
+		w := u.WAIS()
+		return !w.HasSearch && !w.HasDoc
+	}
+	return false
 }
 
 // key is the identity under which a crawl visits a URL once: its normal
