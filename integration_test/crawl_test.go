@@ -4,6 +4,7 @@ package integration_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -135,4 +136,38 @@ func keys(m map[string][]byte) []string {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+// fetch --list prints one URL a line; --list --json one object per entry
+// with the same six keys for every scheme.
+func TestListCLI(t *testing.T) {
+	gopher, _ := gopherBase(t)
+	ftp := ftpBase(t)
+	for _, tt := range []struct{ url, want string }{
+		{gopher + "/", gopher + "/0/text.txt"},
+		{gopher + "/1/sub/", gopher + "/0/sub/inner.txt"},
+		{ftp + "/pub/", ftp + "/pub/nested/"},
+		{ftp + "/pub/", ftp + "/pub/hello.txt"},
+	} {
+		needLister(t, tt.url)
+		r := runFetch(t, "", nil, "--list", tt.url)
+		wantCode(t, r, 0, "--list "+tt.url)
+		if !strings.Contains("\n"+string(r.Stdout), "\n"+tt.want+"\n") {
+			t.Errorf("--list %s:\n%s\nwant a line %s", tt.url, r.Stdout, tt.want)
+		}
+		r = runFetch(t, "", nil, "--list", "--json", tt.url)
+		wantCode(t, r, 0, "--list --json "+tt.url)
+		lines := strings.Split(strings.TrimSpace(string(r.Stdout)), "\n")
+		for _, l := range lines {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("--list --json %s: %q: %v", tt.url, l, err)
+			}
+			for _, k := range []string{"name", "url", "kind", "size", "modtime", "type"} {
+				if _, ok := m[k]; !ok || len(m) != 6 {
+					t.Errorf("--list --json %s: %s lacks %q or has other keys", tt.url, l, k)
+				}
+			}
+		}
+	}
 }
