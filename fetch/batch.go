@@ -112,6 +112,11 @@ const batchWindow = 1024
 // request that sends a message: the peer may have taken it.) So for each URL, fn sees its
 // success, or its final failure, exactly once.
 //
+// Run reads urls from a goroutine of its own and returns only once urls
+// has returned; once the batch stops, the next yield returns false. (An
+// iterator blocked in a read, say of a terminal, holds Run until the read
+// ends.)
+//
 // If fn returns an error for a final failure, Run stops: it cancels the
 // transfers in progress, reads no more URLs and returns that error. Run
 // also stops when ctx is done, returning its cause. Otherwise it returns

@@ -74,3 +74,15 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("after a short body the folder holds %d entries, want only a/", len(ents))
 	}
 }
+
+// -r with -o or --list is a usage error, not a silent choice.
+func TestMirrorUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"-r", "-o", "x", "file:///tmp/"},
+		{"-r", "--list", "file:///tmp/"},
+	} {
+		if _, errs, code := fetchCmd(t, "", args...); code != 2 || !strings.Contains(errs, "-r") {
+			t.Errorf("fetch %q: exit %d, %q; want 2", args, code, errs)
+		}
+	}
+}

@@ -70,6 +70,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "fetch: -o names one file, but several URLs were given (use -O or --output-dir)")
 		return 2
 	}
+	if c.batch.recursive && (c.output != "" || c.batch.list) {
+		fmt.Fprintln(stderr, "fetch: -r writes many files, laid out as host/path: -o and --list do not go with it (use --output-dir)")
+		return 2
+	}
 	if c.resume && c.output == "" && !c.remoteName {
 		fmt.Fprintln(stderr, "fetch: -C - needs -o or -O: there is no file to resume")
 		return 2
