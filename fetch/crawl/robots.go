@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,7 +38,7 @@ type Robots struct {
 }
 
 // robotsKey is the host a robots.txt governs: scheme, host and port.
-func robotsKey(u *url.URL) string { return u.Scheme + "://" + u.HostPort() }
+func robotsKey(u *url.URL) string { return u.Scheme + "://" + strings.ToLower(u.HostPort()) }
 
 func isHTTP(u *url.URL) bool { return u.Scheme == "http" || u.Scheme == "https" }
 
