@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/textproto"
 	"os"
+	"strings"
 )
 
 // Kind classifies a failure. Each Kind is also an error value, so that
@@ -72,7 +73,9 @@ type Error struct {
 
 // Error formats the failure as "URL: kind: cause". An Op other than
 // "fetch" precedes the URL ("read URL: ...") to say when the failure
-// happened.
+// happened. An error is one line: line breaks become spaces, and the rest
+// is passed through Sanitize, so server text in a cause cannot act on a
+// terminal.
 func (e *Error) Error() string {
 	msg := e.Kind.Error()
 	if e.Err != nil {
@@ -80,12 +83,15 @@ func (e *Error) Error() string {
 	}
 	switch {
 	case e.URL == "":
-		return msg
 	case e.Op != "" && e.Op != "fetch":
-		return e.Op + " " + e.URL + ": " + msg
+		msg = e.Op + " " + e.URL + ": " + msg
+	default:
+		msg = e.URL + ": " + msg
 	}
-	return e.URL + ": " + msg
+	return Sanitize(oneLine.Replace(msg))
 }
+
+var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }

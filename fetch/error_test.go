@@ -69,3 +69,19 @@ func TestWrap(t *testing.T) {
 		t.Error("Classify(ErrUnexpectedEOF) is not Incomplete")
 	}
 }
+
+// Server text in an error cannot act on the terminal, however the handler
+// put it there.
+func TestErrorSanitizes(t *testing.T) {
+	err := fmt.Errorf("login: %w", &Error{URL: "ftp://h/", Kind: Auth, Err: fmt.Errorf("530 %s", "\x1b]0;PWNED\x07\x1b[2J")})
+	if got, want := err.Error(), `login: ftp://h/: authentication refused: 530 \x1b]0;PWNED\x07\x1b[2J`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestErrorOneLine(t *testing.T) {
+	err := &Error{URL: "ftp://h/", Kind: Auth, Err: errors.New("530-Not you\r\n530 Go away\n")}
+	if got, want := err.Error(), "ftp://h/: authentication refused: 530-Not you 530 Go away "; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}

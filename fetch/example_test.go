@@ -199,3 +199,58 @@ func ExamplePool() {
 	// conn 1 true
 	// closing conn 1
 }
+
+// Policy.Schemes limits a Client to some schemes; a redirect or referral
+// to any other is refused too.
+func ExamplePolicy() {
+	c := &fetch.Client{Policy: fetch.Policy{Schemes: []string{"http", "https"}, DenyPrivate: true}}
+	c.Register("ftp", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		return &fetch.Resource{Body: fetch.NoBody}, nil
+	}))
+	_, err := c.Fetch(context.Background(), "ftp://ftp.example.org/pub/")
+	fmt.Println(errors.Is(err, fetch.Refused), err)
+	// Output:
+	// true ftp://ftp.example.org/pub/: refused by safety policy: scheme "ftp" is not among the allowed schemes
+}
+
+type dirHandler struct{ fetch.HandlerFunc }
+
+func (dirHandler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, error) {
+	names := []string{"README", "pub/"}
+	return fetch.NewListing(func() (fetch.Entry, error) {
+		if len(names) == 0 {
+			return fetch.Entry{}, io.EOF
+		}
+		n := names[0]
+		names = names[1:]
+		kind := fetch.KindFile
+		if strings.HasSuffix(n, "/") {
+			kind = fetch.KindDirectory
+		}
+		return fetch.Entry{Name: n, Kind: kind, Size: -1}, nil
+	}, nil), nil
+}
+
+// Client.List returns a directory's entries from a handler that is a
+// Lister.
+func ExampleClient_List() {
+	c := new(fetch.Client)
+	c.Register("ftp", dirHandler{})
+	u, _ := url.Parse("ftp://ftp.example.org/")
+	l, err := c.List(context.Background(), &fetch.Request{URL: u})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer l.Close()
+	for {
+		e, err := l.Next()
+		if err != nil {
+			break
+		}
+		fmt.Println(e.Kind, e.Name)
+	}
+	// Output:
+	// file README
+	// directory pub/
+}

@@ -130,7 +130,9 @@ func (r *Request) Credentials() *url.Userinfo {
 // but those in u. It stays linked to r, so that when it dials, a hop from
 // a public address to a private one is refused. Handlers fetch hops
 // through the Client (Client.Do), where they take a per-host slot and
-// pass the policy like any request.
+// pass the policy like any request; a hop to the very address the request
+// holds a slot for would wait for that slot, so a handler follows such a
+// hop itself, on the same request.
 func (r *Request) Follow(u *url.URL) *Request {
 	h := *r
 	h.URL = u

@@ -8,9 +8,9 @@ import (
 
 // Trace writes a protocol trace, one line per event: "> " for a line sent,
 // "< " for a line received, "* " for a note. Its methods are safe for
-// concurrent use and do nothing on a nil or zero Trace. Handlers mask
-// passwords before tracing ("PASS ****") and pass server text through
-// Sanitize.
+// concurrent use and do nothing on a nil or zero Trace. Every line is
+// passed through Sanitize, so server text in a trace cannot act on a
+// terminal. Handlers mask passwords before tracing ("PASS ****").
 type Trace struct {
 	mu     *sync.Mutex
 	w      io.Writer
@@ -49,5 +49,5 @@ func (t *Trace) line(mark, s string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintf(t.w, "%s%s%s\n", t.prefix, mark, s)
+	fmt.Fprintf(t.w, "%s%s%s\n", t.prefix, mark, Sanitize(s))
 }

@@ -21,3 +21,15 @@ func TestTraceZero(t *testing.T) {
 		t.Errorf("trace = %q", got)
 	}
 }
+
+// Server text in a trace cannot act on the terminal.
+func TestTraceSanitizes(t *testing.T) {
+	var b strings.Builder
+	tr := NewTrace(&b)
+	tr.Recv("530 \x1b]0;PWNED\x07\x1b[2J")
+	tr.Notef("server says %q", "ok") // already quoted: unchanged
+	want := "< 530 \\x1b]0;PWNED\\x07\\x1b[2J\n* server says \"ok\"\n"
+	if got := b.String(); got != want {
+		t.Errorf("trace = %q, want %q", got, want)
+	}
+}

@@ -61,6 +61,10 @@ func FuzzParse(f *testing.F) {
 			if s2 := u2.String(); s2 != s {
 				t.Fatalf("String is not stable: %q, then %q", s, s2)
 			}
+			if !u.Hier {
+				// No parsed login, but the text may hold one's shape.
+				checkHidesSecret(t, s, u.Redacted())
+			}
 			if u.User != nil && u.User.Password != "" {
 				r := u.Redacted()
 				masked := *u
@@ -126,16 +130,23 @@ func secretSpan(in string) (start, end int, ok bool) {
 	return a + c + 1, at, true
 }
 
-// checkErrorHidesSecret fails when e's Input holds any four or more bytes
-// of the secret span of in that do not also stand outside the span (in the
-// scheme, the user or the host, which are not secret), the redaction marker
-// "****" taken out first; and when the message shows more of the URL than
-// Input (the rest of it, Expected, is the parser's own words).
+// checkErrorHidesSecret fails when e's Input shows what may be a password
+// of in (see checkHidesSecret), or when the message shows more of the URL
+// than Input (the rest of it, Expected, is the parser's own words).
 func checkErrorHidesSecret(t *testing.T, in string, e *Error) {
 	t.Helper()
 	if msg, want := e.Error(), "parse "+strconv.Quote(e.Input)+": at offset "; !strings.HasPrefix(msg, want) {
 		t.Fatalf("Parse(%q) error %q does not start %q", in, msg, want)
 	}
+	checkHidesSecret(t, in, e.Input)
+}
+
+// checkHidesSecret fails when shown holds any four or more bytes of the
+// secret span of in that do not also stand outside the span (in the
+// scheme, the user or the host, which are not secret), the redaction marker
+// "****" taken out first.
+func checkHidesSecret(t *testing.T, in, shown string) {
+	t.Helper()
 	start, end, ok := secretSpan(in)
 	if !ok {
 		return
@@ -144,10 +155,10 @@ func checkErrorHidesSecret(t *testing.T, in string, e *Error) {
 	// Every part of four or more bytes holds a part of exactly four, so
 	// four-byte parts are what is compared, as sets, in linear time.
 	outside := grams4(in[:start] + "\x00" + in[end:])
-	shown := grams4(strings.ReplaceAll(e.Input, "****", "\x00"))
+	visible := grams4(strings.ReplaceAll(shown, "****", "\x00"))
 	for i := 0; i+4 <= len(secret); i++ {
-		if part := secret[i : i+4]; shown[part] && !outside[part] {
-			t.Fatalf("Parse(%q) error shows %q of the text that may be a password: %v", in, part, e)
+		if part := secret[i : i+4]; visible[part] && !outside[part] {
+			t.Fatalf("%q shows %q of the text of %q that may be a password", shown, part, in)
 		}
 	}
 }

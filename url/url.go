@@ -102,8 +102,17 @@ func (u *URL) HostPort() string {
 // URL with the Parser that produced it.
 func (u *URL) String() string { return u.format(false) }
 
-// Redacted is like String but shows any password as "****".
-func (u *URL) Redacted() string { return u.format(true) }
+// Redacted is like String but shows any password as "****". A URL
+// without the "//" login syntax has no password the parser knows, but its
+// text may still hold one in a login's shape ("x-foo:/u:pw@h/",
+// "news:u:pw@h"): there, as in a parse error, everything from the first ':'
+// after the scheme and its slashes to the last '@' is hidden.
+func (u *URL) Redacted() string {
+	if !u.Hier {
+		return redactRaw(u.format(false))
+	}
+	return u.format(true)
+}
 
 func (u *URL) format(redact bool) string {
 	var b strings.Builder

@@ -508,6 +508,13 @@ func TestRedacted(t *testing.T) {
 		{"ftp://joe:@h.org/x", "ftp://joe:@h.org/x"},
 		{"ftp://joe@h.org/x", "ftp://joe@h.org/x"},
 		{"telnet://a%40b:p%3Aw@h.org", "telnet://a%40b:****@h.org"},
+		// No "//": a login's shape in the opaque part is hidden too.
+		{"x-foo:/u:S3cr3tPw@h/", "x-foo:/u:****@h/"},
+		{"x-foo:u:S3cr3tPw@h/", "x-foo:u:****@h/"},
+		{"news:u:S3cr3tPw@h", "news:u:****@h"},
+		{"news:1234@h.org", "news:1234@h.org"},
+		{"mailto:joe@h.org", "mailto:joe@h.org"},
+		{"news:comp.lang.go", "news:comp.lang.go"},
 	}
 	for _, tt := range tests {
 		u, err := Parse(tt.in)

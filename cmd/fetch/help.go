@@ -18,6 +18,12 @@ Usage:
   ` + parseUsage + `
                                     print each URL's parsed components, or
                                     its normalized form (fetch parse --help)
+  fetch enqueue [--nats URL] [-K FILE | URL...]
+                                    publish fetch jobs to a work queue
+  fetch worker [--nats URL] --store DIR [--parallel N] [--per-host N]
+                                    fetch queued jobs into DIR
+  fetch results [--nats URL]        queued, in flight, done, failed
+                                    (each: fetch NAME -h)
   fetch --help | --version
 
 Options:

@@ -8,6 +8,8 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes/ftp"
+	"github.com/rfc1738/fetch/schemes/mailto"
+	"github.com/rfc1738/fetch/schemes/nntp"
 )
 
 // hints say which option would change a failure's outcome. The library's
@@ -27,6 +29,12 @@ var hints = []struct {
 		var he x509.HostnameError
 		var ci x509.CertificateInvalidError
 		return errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
+	}},
+	{"--nntp-server", " (give one with --nntp-server HOST[:PORT] or NNTPSERVER)", func(err error, _ *config) bool {
+		return errors.Is(err, nntp.ErrNoServer)
+	}},
+	{"--smtp-relay", " (give one with --smtp-relay HOST[:PORT] or FETCH_SMTP)", func(err error, _ *config) bool {
+		return errors.Is(err, mailto.ErrNoRelay)
 	}},
 	{"-u USER:PASS", " (give the password with -u USER:PASS or --netrc)", func(err error, _ *config) bool {
 		return errors.Is(err, ftp.ErrNeedPassword)

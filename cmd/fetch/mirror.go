@@ -56,8 +56,8 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 		UserAgent: "fetch",
 		Visit:     m.visit,
 	}
-	if e.sink != nil {
-		c.Sink = e.sink
+	if e.cfg.warc.w != nil {
+		c.Sink = warcCrawlSink{&e.cfg.warc} // --warc-file: every resource of the mirror
 	}
 	m.prog = e.newProgress(true)
 	start := time.Now()
@@ -75,6 +75,13 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 	e.failMu.Lock()
 	defer e.failMu.Unlock()
 	return e.failCode
+}
+
+// warcCrawlSink records a crawl's fetches in the --warc-file.
+type warcCrawlSink struct{ s *warcSink }
+
+func (w warcCrawlSink) Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*fetch.Resource, error) {
+	return w.s.do(ctx, c, req)
 }
 
 // mirrorRun is the state of one -r.

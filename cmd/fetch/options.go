@@ -25,6 +25,7 @@ type config struct {
 	verbose    bool
 	head       bool
 	json       bool
+	jsonShaped bool // an option whose output --json shapes was given
 	connectTO  time.Duration
 	maxTime    time.Duration
 	resume     bool // -C -
@@ -43,6 +44,7 @@ type config struct {
 	version    bool
 	urls       []string
 	schemes    schemes.Config
+	warc       warcSink // --warc-file
 	batch      batchConfig
 }
 
@@ -53,6 +55,9 @@ type option struct {
 	arg   string // the argument's name; "" for a switch
 	help  string
 	set   func(c *config, v string) error
+	// json marks an option whose output --json shapes (-I, --list):
+	// --json without one of them is a usage error.
+	json bool
 }
 
 // The options, in the order --help lists them. Each feature's file
@@ -64,6 +69,7 @@ var (
 	commonOptions = concat(
 		generalOptions,
 		policyOptions,
+		warcOptions,
 		batchOptions,
 	)
 	schemeOptions = concat(
@@ -128,8 +134,8 @@ var generalOptions = []option{
 	{long: "verbose", short: 'v', help: "protocol trace on stderr (passwords shown as ****)",
 		set: func(c *config, _ string) error { c.verbose = true; return nil }},
 	{long: "head", short: 'I', help: "metadata only: size, modification time, media type, kind",
-		set: func(c *config, _ string) error { c.head = true; return nil }},
-	{long: "json", help: "with -I, print one JSON object per URL (without -I: a usage error)",
+		set: func(c *config, _ string) error { c.head = true; return nil }, json: true},
+	{long: "json", help: "with -I, print one JSON object per URL (without such an option: a usage error)",
 		set: func(c *config, _ string) error { c.json = true; return nil }},
 	{long: "connect-timeout", arg: "S", help: "seconds allowed for each connection to open",
 		set: func(c *config, v string) (err error) { c.connectTO, err = seconds(v); return }},
@@ -221,6 +227,7 @@ func parseArgs(args []string) (*config, error) {
 			if err := o.set(c, val); err != nil {
 				return nil, &usageError{fmt.Sprintf("--%s: %v", name, err)}
 			}
+			c.jsonShaped = c.jsonShaped || o.json
 		case len(a) > 1 && a[0] == '-':
 			for j := 1; j < len(a); j++ {
 				o := byShort[a[j]]
@@ -242,6 +249,7 @@ func parseArgs(args []string) (*config, error) {
 				if err := o.set(c, val); err != nil {
 					return nil, &usageError{fmt.Sprintf("-%c: %v", o.short, err)}
 				}
+				c.jsonShaped = c.jsonShaped || o.json
 			}
 		default:
 			c.urls = append(c.urls, a)
@@ -256,11 +264,16 @@ func (c *config) check() error {
 	if c.help || c.version {
 		return nil
 	}
-	if c.json && !c.jsonOutput() {
-		return &usageError{"--json shapes the output of -I and --list (and of fetch parse): add one, or drop --json"}
+	if c.json && !c.jsonShaped {
+		var names []string
+		for _, o := range allOptions() {
+			if o.json && o.short != 0 {
+				names = append(names, "-"+string(o.short))
+			} else if o.json {
+				names = append(names, "--"+o.long)
+			}
+		}
+		return &usageError{fmt.Sprintf("--json shapes the output of %s (and of fetch parse): add one, or drop --json", strings.Join(names, ", "))}
 	}
 	return nil
 }
-
-// jsonOutput reports whether an option whose output --json shapes is set.
-func (c *config) jsonOutput() bool { return c.head || c.batch.list }

@@ -26,7 +26,7 @@ var batchOptions = []option{
 			c.batch.rate = f
 			return nil
 		}},
-	{long: "list", help: "list a directory, menu or page: one URL a line (with --json, one object per entry)",
+	{long: "list", json: true, help: "list a directory, menu or page: one URL a line (with --json, one object per entry)",
 		set: func(c *config, _ string) error { c.batch.list = true; return nil }},
 	{long: "recursive", short: 'r', help: "mirror: follow listings and links from each URL, files laid out as host/path (in --output-dir)",
 		set: func(c *config, _ string) error { c.batch.recursive = true; return nil }},

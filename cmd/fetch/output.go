@@ -131,7 +131,10 @@ func (f *fileOut) moveAside() error {
 }
 
 func (f *fileOut) Write(p []byte) (int, error) {
-	if f.pending && len(p) > 0 {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if f.pending {
 		if err := f.moveAside(); err != nil {
 			return 0, err
 		}

@@ -268,3 +268,25 @@ func TestOutputFromTCP(t *testing.T) {
 		t.Errorf("file holds %d bytes, want the %d sent", len(got), len(data))
 	}
 }
+
+// An empty write to a resume still waiting for the rest is no write.
+func TestResumeEmptyWrite(t *testing.T) {
+	dst := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(dst, []byte("abc"), 0o644)
+	f := &fileOut{final: dst, resume: true}
+	if _, err := f.open(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.startAt(3); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.Write(nil); n != 0 || err != nil {
+		t.Errorf("Write(nil) = %d, %v; want 0, nil", n, err)
+	}
+	if err := f.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(dst); string(got) != "abc" {
+		t.Errorf("FILE = %q, want abc", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/rfc1738/fetch/url"
 )
@@ -230,14 +231,31 @@ func writeObject(b *bytes.Buffer, fs []field) {
 }
 
 // writeParseText prints the components for reading, one "key: value" a line,
-// with a blank line after each URL.
+// with a blank line after each URL. What Redacted hides (a password, or
+// the text of a URL without "//" that has a login's shape) is shown as
+// **** in every value, encoded or decoded.
 func writeParseText(w io.Writer, u *url.URL) {
+	hide := hiddenText(u)
+	var hideDecoded string
+	if hide != "" {
+		hideDecoded, _ = url.Unescape(hide)
+	}
+	redact := func(s string) string {
+		if hide == "" {
+			return s
+		}
+		s = strings.ReplaceAll(s, hide, "****")
+		if hideDecoded != "" {
+			s = strings.ReplaceAll(s, hideDecoded, "****")
+		}
+		return s
+	}
 	show := func(v any) string {
 		switch v := v.(type) {
 		case nil:
 			return "(none)"
 		case string:
-			return strconv.Quote(v)
+			return strconv.Quote(redact(v))
 		case map[string]string:
 			keys := make([]string, 0, len(v))
 			for k := range v {
@@ -275,4 +293,26 @@ func writeParseText(w io.Writer, u *url.URL) {
 		fmt.Fprintf(w, "%s.%s: %s\n", u.Scheme, f.key, show(f.val))
 	}
 	fmt.Fprintln(w)
+}
+
+// hiddenText returns the text of u that Redacted hides where u has no
+// parsed password (a URL without "//" whose text has a login's shape), ""
+// when there is none.
+func hiddenText(u *url.URL) string {
+	if u.Hier {
+		return "" // the password field is the only secret
+	}
+	s, r := u.String(), u.Redacted()
+	if s == r {
+		return ""
+	}
+	i := 0
+	for i < len(s) && i < len(r) && s[i] == r[i] {
+		i++
+	}
+	j := 0
+	for j < len(s)-i && j < len(r)-i && s[len(s)-1-j] == r[len(r)-1-j] {
+		j++
+	}
+	return s[i : len(s)-j]
 }

@@ -74,3 +74,23 @@ func TestParseNormalize(t *testing.T) {
 		t.Errorf("fetch parse --normalize with a malformed URL: exit %d, %q, %q", code, out, errs)
 	}
 }
+
+// TestLoginShapeHidden: a URL without "//" that parses (an unknown scheme,
+// news) but whose text has a login's shape shows no password in fetch's
+// error line nor in fetch parse's text.
+func TestLoginShapeHidden(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"x-foo:/u:S3cr3tPw@h/"}, 4},
+		{[]string{"x-foo:u:S3cr3tPw@h/"}, 4},
+		{[]string{"parse", "x-foo:/u:S3cr3tPw@h/"}, 0},
+		{[]string{"parse", "news:u:S3cr%33tPw@h"}, 0},
+	} {
+		out, errs, code := fetchCmd(t, "", tt.args...)
+		if code != tt.code || strings.Contains(out+errs, "S3cr") || strings.Contains(out+errs, "tPw") {
+			t.Errorf("fetch %q: exit %d (want %d), output %s%s", tt.args, code, tt.code, out, errs)
+		}
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/fetch/crawl"
 	"github.com/rfc1738/fetch/schemes"
 	"github.com/rfc1738/fetch/url"
 	"golang.org/x/time/rate"
@@ -78,12 +77,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "fetch: -C - needs -o or -O: there is no file to resume")
 		return 2
 	}
+	c.warc.prepare(&c.schemes)
 	client, err := newClient(c, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch: %v\n", err)
 		return 2
 	}
 	defer client.Close()
+	if err := c.warc.start(client); err != nil {
+		fmt.Fprintf(stderr, "fetch: %v\n", err)
+		return 2
+	}
+	defer c.warc.finish()
 
 	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many}
 	if c.verbose && c.parallel > 1 && many {
@@ -170,7 +175,6 @@ type runEnv struct {
 	msg    []byte       // the --data message, read once
 	trace  *fetch.Trace // with parallel -v, the trace each transfer prefixes
 	many   bool         // more than one URL
-	sink   crawl.Sink   // --warc-file's writer, for -r
 	errMu  sync.Mutex
 
 	failMu    sync.Mutex
@@ -246,7 +250,7 @@ func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 			return e.ftpMenu(ctx, req), nil
 		}
 	}
-	return e.client.Do(ctx, req)
+	return e.cfg.warc.do(ctx, e.client, req) // recorded with --warc-file
 }
 
 // ftpMenu is --menu of an FTP directory to stdout: the directory as the

@@ -108,7 +108,7 @@ func serve(dir string, lock *os.File, samePort bool) (*embedded, error) {
 	}
 	tmp := filepath.Join(dir, urlName+".tmp")
 	if err := os.WriteFile(tmp, []byte(u+"\n"), 0o600); err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, urlName))
+		os.Rename(tmp, filepath.Join(dir, urlName))
 	}
 	return &embedded{url: u, srv: srv, lock: lock}, nil
 }

@@ -66,8 +66,8 @@ func (s *spool) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	s.block.Write(p)
-	if s.headLen >= 0 {
-		s.payload.Write(p)
+	if s.headLen > 0 {
+		s.payload.Write(p) // with no head, the payload is the block
 	}
 	s.size += int64(len(p))
 	return len(p), nil
@@ -105,8 +105,13 @@ func (s *spool) Close() error {
 	return err
 }
 
-func (s *spool) blockDigest() string   { return digest(s.block) }
-func (s *spool) payloadDigest() string { return digest(s.payload) }
+func (s *spool) blockDigest() string { return digest(s.block) }
+func (s *spool) payloadDigest() string {
+	if s.headLen == 0 {
+		return digest(s.block)
+	}
+	return digest(s.payload)
+}
 
 // digest formats a SHA-1 as WARC labels it: "sha1:" and base32.
 func digest(h hash.Hash) string {

@@ -10,9 +10,11 @@
 // length are computed, and then copied out, so memory stays flat whatever
 // the size of the resource.
 //
-// Writer.Record adds to a fetch.Resource the records of its fetch: HTTP as
-// a request record and a response record (see Writer.WriteHTTP), every other
-// scheme as a resource record.
+// Writer.Do fetches through a fetch.Client and records the fetch when its
+// body is closed (Writer.Tee does the same for a Resource fetched already):
+// HTTP as a request record and a response record (see Writer.WriteHTTP),
+// every other scheme as a resource record. Writer.Dial, installed as the
+// Client's dial hook, gives the records their WARC-IP-Address.
 package warc
 
 import (
@@ -104,7 +106,8 @@ type Header struct {
 // The caller closes the underlying writer after the last record; a Writer
 // holds nothing that needs closing.
 type Writer struct {
-	opts Options
+	opts  Options
+	peers peers
 
 	mu     sync.Mutex
 	w      io.Writer

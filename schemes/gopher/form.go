@@ -130,7 +130,10 @@ func (h *Handler) fetchForm(ctx context.Context, req *fetch.Request, g url.Gophe
 		s.Close()
 		return nil, err
 	}
-	res.Extra["gopher-plus"] = "?"
+	res.Extra[fetch.ExtraGopherPlus] = "?"
+	if len(attrs) <= maxAttrs {
+		res.Header = ParseAttributes(string(attrs))
+	}
 	if req.Head {
 		s.Close()
 		res.Body = fetch.NoBody

@@ -160,8 +160,15 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		s.Close()
 		return nil, err
 	}
+	if g.HasPlus && strings.HasPrefix(g.Plus, "!") {
+		// An item's attributes: also as the Resource's Header.
+		if err := withAttributes(res); err != nil {
+			res.Body.Close()
+			return nil, err
+		}
+	}
 	if req.Head {
-		s.Close()
+		res.Body.Close()
 		res.Body = fetch.NoBody
 	}
 	return res, nil

@@ -362,11 +362,14 @@ func TestTrace(t *testing.T) {
 // TestConformance runs the fetchtest kit.
 func TestConformance(t *testing.T) {
 	data := binary(256 << 10)
-	s := newServer(t, map[string]respond{"/file.bin": send(string(data))})
+	stop := make(chan struct{})
+	s := newServer(t, map[string]respond{"/file.bin": send(string(data)), "/stalled": drip("the start", "", stop)})
+	t.Cleanup(func() { close(stop) }) // before the server's cleanup waits
 	fetchtest.Run(t, &Handler{}, fetchtest.Cases{
 		Existing: "gopher://" + s.addr + "/9/file.bin",
 		Want:     data,
 		Missing:  "gopher://" + s.addr + "/9/missing",
+		Stalled:  "gopher://" + s.addr + "/9/stalled",
 	})
 	var text bytes.Buffer
 	for i := 0; text.Len() < 200<<10; i++ {

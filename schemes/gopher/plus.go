@@ -78,7 +78,7 @@ func (h *Handler) plusReply(s *session, req *fetch.Request, g url.Gopher) (*fetc
 		return nil, h.plusError(s, size)
 	}
 	res := newResource(req, g.Type)
-	res.Extra["gopher-plus"] = g.Plus
+	res.Extra[fetch.ExtraGopherPlus] = g.Plus
 	switch {
 	case strings.HasPrefix(g.Plus, "!"), strings.HasPrefix(g.Plus, "$"):
 		res.Kind, res.MediaType = fetch.KindFile, "text/plain"
@@ -127,7 +127,7 @@ func (h *Handler) plusError(s *session, size int64) error {
 	}
 	text = truncate(text, 300)
 	reply := func(kind fetch.Kind, n int, what string) error {
-		return &fetch.Error{Kind: kind, Err: fmt.Errorf("Gopher+ error %w (%s)", &fetch.ReplyError{Code: n, Text: text}, what)}
+		return &fetch.Error{Kind: kind, Err: fmt.Errorf("the Gopher+ server answers error %w (%s)", &fetch.ReplyError{Code: n, Text: text}, what)}
 	}
 	switch code {
 	case "1":
@@ -137,7 +137,7 @@ func (h *Handler) plusError(s *session, size int64) error {
 	case "2":
 		return reply(fetch.Unavailable, 2, "try again later")
 	}
-	return &fetch.Error{Kind: fetch.Other, Err: fmt.Errorf("Gopher+ error: %w", &fetch.ReplyError{Text: truncate(strings.Join(strings.Fields(msg), " "), 300)})}
+	return &fetch.Error{Kind: fetch.Other, Err: fmt.Errorf("the Gopher+ server answers an error: %w", &fetch.ReplyError{Text: truncate(strings.Join(strings.Fields(msg), " "), 300)})}
 }
 
 // sizedReader reads exactly n bytes announced by a "+N" header; the server

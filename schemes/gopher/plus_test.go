@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -224,5 +225,30 @@ func TestParseAsk(t *testing.T) {
 	}
 	if got := ParseAsk(in); !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseAsk = %#v, want %#v", got, want)
+	}
+}
+
+// TestAttributesHeader checks that an attribute request ("!") fills
+// Resource.Header with the blocks, and still delivers every byte.
+func TestAttributesHeader(t *testing.T) {
+	attrs := "+INFO: 0Doc\t/doc\thost\t70\t+\r\n+ADMIN:\r\n Admin: Someone <a@b>\r\n Mod-Date: <20240301120000>\r\n+VIEWS:\r\n text/plain: <1k>\r\n+ABSTRACT:\r\n"
+	s := newServer(t, map[string]respond{"/doc\t\t!": send("+-1\r\n" + attrs + ".\r\n")})
+	for _, head := range []bool{false, true} {
+		res, body, err := get(t, &Handler{}, "gopher://"+s.addr+"/0/doc%09%09!", func(r *fetch.Request) { r.Head = head })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !head && string(body) != attrs {
+			t.Errorf("body %q, want %q", body, attrs)
+		}
+		want := http.Header{
+			"+INFO":     {"0Doc\t/doc\thost\t70\t+"},
+			"+ADMIN":    {"Admin: Someone <a@b>", "Mod-Date: <20240301120000>"},
+			"+VIEWS":    {"text/plain: <1k>"},
+			"+ABSTRACT": nil,
+		}
+		if !reflect.DeepEqual(res.Header, want) {
+			t.Errorf("head %v: Header = %q, want %q", head, res.Header, want)
+		}
 	}
 }

@@ -244,6 +244,9 @@ func TestResume(t *testing.T) {
 		if res == nil {
 			continue
 		}
+		if tt.size == 0 && res.Status != http.StatusRequestedRangeNotSatisfiable {
+			t.Errorf("%s at %d: Status %d, want 416", tt.path, tt.offset, res.Status)
+		}
 		if string(body) != tt.want || res.Offset != tt.off || res.Size != tt.size {
 			t.Errorf("%s at %d: %q offset %d size %d; want %q offset %d size %d", tt.path, tt.offset, body, res.Offset, res.Size, tt.want, tt.off, tt.size)
 		}

@@ -77,6 +77,11 @@ func TestConformance(t *testing.T) {
 				return
 			}
 			io.WriteString(w, "ok")
+		case "/stalled":
+			w.Header().Set("Content-Length", "1000")
+			io.WriteString(w, "the start")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
 		default:
 			http.NotFound(w, r)
 		}
@@ -89,6 +94,7 @@ func TestConformance(t *testing.T) {
 		Secret:   "http://joe:s3cr3tpw@" + host + "/secret",
 		Password: "s3cr3tpw",
 		Parser:   url.Parser{Lenient: true},
+		Stalled:  srv.URL + "/stalled",
 	})
 }
 

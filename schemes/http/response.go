@@ -131,7 +131,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		}
 	}
 	if et := resp.Header.Get("ETag"); et != "" && len(et) < 256 {
-		res.Extra["etag"] = fetch.Sanitize(et)
+		res.Extra[fetch.ExtraETag] = fetch.Sanitize(et)
 	}
 	switch {
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
@@ -163,7 +163,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		res.Offset = offset
 		res.Size = last - first + 1
 		if total >= 0 {
-			res.Extra["http-total-size"] = strconv.FormatInt(total, 10)
+			res.Extra[fetch.ExtraHTTPTotalSize] = strconv.FormatInt(total, 10)
 		}
 	case offset > 0 && resp.StatusCode == http.StatusOK:
 		req.Trace.Notef("the server ignored Range: the whole resource follows")
@@ -292,7 +292,7 @@ func roundTripError(rctx context.Context, err error) error {
 	)
 	switch {
 	case errors.As(err, &ua), errors.As(err, &he), errors.As(err, &ci), errors.As(err, &cve):
-		return fetch.Errorf(fetch.Connect, "TLS: %v (see --cacert and --insecure)", err)
+		return fetch.Errorf(fetch.Connect, "TLS: %w", err)
 	case errors.As(err, &rhe):
 		return fetch.Errorf(fetch.Protocol, "TLS: the server did not answer in TLS: %v", err)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):

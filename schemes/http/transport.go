@@ -232,7 +232,7 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 				return // the method, path and scheme are on the request line
 			}
 			for _, v := range values {
-				tr.Send(key + ": " + mask(key, v))
+				tr.Send(fetch.Sanitize(key + ": " + mask(key, v)))
 			}
 		},
 		WroteRequest: func(httptrace.WroteRequestInfo) {

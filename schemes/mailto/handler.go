@@ -9,6 +9,7 @@ package mailto
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net/mail"
 	"os"
 	"strings"
@@ -38,6 +39,11 @@ var (
 	_ fetch.Handler = (*Handler)(nil)
 	_ fetch.Planner = (*Handler)(nil)
 )
+
+// ErrNoRelay is the cause of the failure to send when no SMTP relay is
+// configured: neither Handler.Relay nor the FETCH_SMTP environment
+// variable.
+var ErrNoRelay = errors.New("no SMTP relay to send through (Handler.Relay or the FETCH_SMTP environment variable)")
 
 // noObject is the refusal for a mailto URL fetched without a message.
 const noObject = "mailto designates an address, not a data object (RFC 1738 §3.5)"
@@ -155,7 +161,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 	setting := h.relaySetting()
 	if setting == "" {
-		return nil, fetch.Errorf(fetch.Usage, "no SMTP relay to send through: give --smtp-relay or set FETCH_SMTP")
+		return nil, &fetch.Error{Kind: fetch.Usage, Err: ErrNoRelay}
 	}
 	rl, err := parseRelay(setting)
 	if err != nil {

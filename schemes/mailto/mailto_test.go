@@ -243,8 +243,8 @@ func TestRecipientRefused(t *testing.T) {
 func TestNoRelay(t *testing.T) {
 	t.Setenv("FETCH_SMTP", "")
 	_, err := send(t, &Handler{}, "mailto:bob@example.com", "x\n", nil)
-	if !errors.Is(err, fetch.Usage) {
-		t.Errorf("no relay: %v, want Kind Usage", err)
+	if !errors.Is(err, fetch.Usage) || !errors.Is(err, ErrNoRelay) || strings.Contains(err.Error(), "--") {
+		t.Errorf("no relay: %v, want Kind Usage, ErrNoRelay, and no CLI option named", err)
 	}
 	rs := startRelay(t, &relayServer{}, nil)
 	t.Setenv("FETCH_SMTP", rs.Addr)

@@ -85,7 +85,7 @@ func (c *client) reply(want int) (int, string, error) {
 	code, msg, err := c.r.ReadResponse(want)
 	if code != 0 {
 		for _, l := range strings.Split(msg, "\n") {
-			c.trace.Recv(fmt.Sprintf("%d %s", code, l))
+			c.trace.Recv(fmt.Sprintf("%d %s", code, fetch.Sanitize(l)))
 		}
 	}
 	return code, msg, err

@@ -123,3 +123,24 @@ func TestServiceUnavailable(t *testing.T) {
 		t.Errorf("a 421 greeting: %v, want Kind Unavailable with a ReplyError 421", err)
 	}
 }
+
+// TestTraceEscapesServerText checks that the trace shows a relay's control
+// characters escaped.
+func TestTraceEscapesServerText(t *testing.T) {
+	addr := fetchtest.Serve(t, func(c net.Conn) {
+		c.Write([]byte("554 \x1b]0;PWNED\x07 go away\r\n"))
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		bufio.NewReader(c).ReadString('\n')
+	})
+	var trace strings.Builder
+	h := &Handler{Relay: addr, Hello: "client.test", From: "me@client.test"}
+	_, err := send(t, h, "mailto:joe@example.com", "hi\n", &trace)
+	if err == nil {
+		t.Fatal("a 554 greeting: no error")
+	}
+	for _, s := range []string{trace.String(), err.Error()} {
+		if strings.ContainsAny(s, "\x1b\x07") {
+			t.Errorf("server text printed raw: %q", s)
+		}
+	}
+}

@@ -14,8 +14,9 @@ import (
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
-// stallingServer answers ARTICLE with the first lines of an article and
-// then sends nothing more, never the final "."; it counts connections.
+// stallingServer answers GROUP with one article, and ARTICLE with the
+// first lines of an article and then nothing more, never the final ".";
+// it counts connections.
 func stallingServer(t *testing.T) (string, *atomic.Int32) {
 	var conns atomic.Int32
 	addr := fetchtest.Serve(t, func(c net.Conn) {
@@ -28,6 +29,8 @@ func stallingServer(t *testing.T) (string, *atomic.Int32) {
 				return
 			}
 			switch f := strings.Fields(line); strings.ToUpper(f[0]) {
+			case "GROUP":
+				c.Write([]byte("211 1 1 1 " + f[1] + "\r\n"))
 			case "CAPABILITIES":
 				c.Write([]byte("101 caps\r\nVERSION 2\r\nREADER\r\n.\r\n"))
 			case "ARTICLE":

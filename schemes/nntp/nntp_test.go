@@ -370,7 +370,7 @@ func TestNoServer(t *testing.T) {
 	t.Setenv("NNTPSERVER", "")
 	h := &Handler{}
 	_, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, "news:local.test")})
-	if !errors.Is(err, fetch.Usage) || !strings.Contains(err.Error(), "NNTPSERVER") {
+	if !errors.Is(err, fetch.Usage) || !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), "NNTPSERVER") || strings.Contains(err.Error(), "--") {
 		t.Fatalf("Fetch without a server: %v (kind %v), want Usage naming NNTPSERVER", err, fetch.KindOf(err))
 	}
 	// Plan needs no server.
@@ -550,6 +550,7 @@ func TestConformance(t *testing.T) {
 	f.add("local.big", 1, "big@example.org", big)
 	f.user, f.pass = "", ""
 	addr := f.start(nil)
+	stalled, _ := stallingServer(t)
 	h := newHandler(t, addr)
 	fetchtest.Run(t, h, fetchtest.Cases{
 		Existing: "nntp://" + addr + "/local.big/1",
@@ -558,6 +559,7 @@ func TestConformance(t *testing.T) {
 		Secret:   "nntp://u:pa55word@" + addr + "/local.nothere/1",
 		Password: "pa55word",
 		Parser:   url.Parser{Lenient: true},
+		Stalled:  "nntp://" + stalled + "/g/1",
 	})
 }
 

@@ -230,7 +230,7 @@ func (s *session) cmd(line string) (reply, error) {
 func (s *session) auth(asked string) error {
 	c := s.creds
 	if c == nil {
-		return fetch.Errorf(fetch.Auth, "%s: the server requires authentication (480): give credentials with -u USER:PASS, --netrc, or in the nntp URL", asked)
+		return fetch.Errorf(fetch.Auth, "%s: the server requires authentication (480) and no credentials were given", asked)
 	}
 	if err := checkLine(c.Username); err != nil {
 		return err

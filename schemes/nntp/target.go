@@ -1,6 +1,7 @@
 package nntp
 
 import (
+	"errors"
 	"net"
 	"os"
 	"strconv"
@@ -148,17 +149,22 @@ func (h *Handler) newsHost(t *target, u *url.URL, v url.News) (url.News, bool, e
 	return nv, true, nil
 }
 
+// ErrNoServer is the cause of the failure of a news URL (which names no
+// host) when no news server is configured: neither Handler.Server nor the
+// NNTPSERVER environment variable.
+var ErrNoServer = errors.New("news URLs name no server, and none is configured (Handler.Server or the NNTPSERVER environment variable)")
+
 // server fills in the configured news server: Handler.Server, else
 // $NNTPSERVER, with port 119 (563 for snews) unless one is given.
 func (h *Handler) server(t *target) error {
 	s := strings.TrimSpace(h.Server)
-	src := "--nntp-server"
+	src := "the news server"
 	if s == "" {
 		s = strings.TrimSpace(os.Getenv("NNTPSERVER"))
 		src = "NNTPSERVER"
 	}
 	if s == "" {
-		return fetch.Errorf(fetch.Usage, "news URLs name no server: give one with --nntp-server HOST[:PORT] or the NNTPSERVER environment variable")
+		return &fetch.Error{Kind: fetch.Usage, Err: ErrNoServer}
 	}
 	port := "119"
 	if t.tls {

@@ -173,11 +173,15 @@ func TestConformance(t *testing.T) {
 	replies := simReplies(t)
 	s := newSimServer(t, replies)
 	s.start()
+	stalled := newSimServer(t, replies)
+	stalled.drop = func(seq uint16, _ int) bool { return seq == 5 }
+	stalled.start()
 	fetchtest.Run(t, quick(), fetchtest.Cases{
 		Existing: simURL(s, "/srv/prospero/pub/huge.txt"),
 		Want:     fixture(t, "pub/huge.txt"),
 		Missing:  simURL(s, "/srv/prospero/nope"),
 		Parser:   url.Parser{Lenient: true},
+		Stalled:  simURL(stalled, "/srv/prospero/pub/big.txt"),
 	})
 }
 

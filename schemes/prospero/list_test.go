@@ -49,3 +49,32 @@ func TestList(t *testing.T) {
 		t.Errorf("List of a file: %v, want Kind Unsupported", err)
 	}
 }
+
+// TestCloseAbortsRead checks that Close called while a Read waits on a
+// stalled reply ends that Read promptly.
+func TestCloseAbortsRead(t *testing.T) {
+	s := newSimServer(t, simReplies(t))
+	s.drop = func(seq uint16, _ int) bool { return seq == 5 }
+	s.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := quick().Fetch(ctx, &fetch.Request{URL: mustParse(t, simURL(s, "/srv/prospero/pub/big.txt")), IdleTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(res.Body)
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	res.Body.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("ReadAll after Close: nil error, want a failure")
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Close did not end the blocked Read")
+	}
+}

@@ -62,9 +62,14 @@ func TestConformance(t *testing.T) {
 		p.send(cIAC, cWILL, oECHO, cIAC, cWILL, oSGA)
 		p.c.Write(want)
 	})
+	stalled, _ := serve(t, func(p *peer) {
+		p.sendf("hello, then nothing\r\n")
+		drain(p)
+	})
 	fetchtest.Run(t, &Handler{}, fetchtest.Cases{
 		Existing: "telnet://" + addr + "/",
 		Want:     want,
+		Stalled:  "telnet://" + stalled + "/",
 		Secret:   "telnet://fred:pw-s3cr3t@127.0.0.1:1/",
 		Password: "pw-s3cr3t",
 	})
@@ -439,5 +444,27 @@ func TestPipeTimeoutNamesURL(t *testing.T) {
 	err = Pipe(ctx, res.Body.(io.ReadWriter), pr, io.Discard, time.Minute)
 	if !errors.Is(err, fetch.Timeout) || !strings.Contains(err.Error(), u) {
 		t.Errorf("Pipe past the deadline: %v, want Kind Timeout naming %s", err, u)
+	}
+}
+
+// TestCloseAbortsRead checks that Close called while a Read waits on a
+// silent server ends that Read promptly.
+func TestCloseAbortsRead(t *testing.T) {
+	addr, _ := serve(t, drain)
+	s := open(t, &Handler{}, "telnet://"+addr, nil)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Read(make([]byte, 100))
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	s.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Read after Close: nil error, want a failure")
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Close did not end the blocked Read")
 	}
 }

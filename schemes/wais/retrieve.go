@@ -2,6 +2,7 @@ package wais
 
 import (
 	"io"
+	"sync/atomic"
 
 	"github.com/rfc1738/fetch/fetch"
 )
@@ -44,10 +45,10 @@ type docReader struct {
 	chunk  int64
 	length int64 // -1 when unknown
 
-	buf    []byte // received and not yet read
-	done   bool   // the document has ended
-	err    error  // returned once buf is drained
-	closed bool
+	buf    []byte      // received and not yet read
+	done   bool        // the document has ended
+	err    error       // returned once buf is drained
+	closed atomic.Bool // set by Close, which may race with a Read
 }
 
 // fill asks for the next range. It stops the document at a short range or
@@ -108,7 +109,7 @@ func (d *docReader) finish() {
 // Read returns the document's bytes, asking for the next range when the
 // last one is used up.
 func (d *docReader) Read(p []byte) (int, error) {
-	if d.closed {
+	if d.closed.Load() {
 		return 0, fetch.Errorf(fetch.Other, "read of a closed WAIS document")
 	}
 	for len(d.buf) == 0 {
@@ -131,13 +132,10 @@ func (d *docReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Close closes the connection. It is safe to call more than once.
+// Close closes the connection, which ends a Read waiting on it in another
+// goroutine. It is safe to call more than once.
 func (d *docReader) Close() error {
-	if d.closed {
-		return nil
-	}
-	d.closed = true
-	d.buf = nil
+	d.closed.Store(true)
 	d.s.close()
 	return nil
 }

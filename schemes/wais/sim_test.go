@@ -20,10 +20,11 @@ type sim struct {
 	db   string
 	docs map[string][]byte // DocumentID -> contents
 	// behaviour under test
-	silent   bool // read requests, answer nothing
-	cutAfter int  // >0: close the connection after this many requests
-	halfMsg  bool // with cutAfter: send half of the last answer first
-	init     []byte
+	silent     bool // read requests, answer nothing
+	stallAfter int  // >0: answer nothing after this many requests
+	cutAfter   int  // >0: close the connection after this many requests
+	halfMsg    bool // with cutAfter: send half of the last answer first
+	init       []byte
 	// msgSize, when set, is the message size the init response states
 	// (as PreferredMessageSize and MaximumRecordSize); an answer larger
 	// than it is sent as an empty APDU, as freeWAIS does.
@@ -63,7 +64,7 @@ func (s *sim) converse(c net.Conn) {
 		s.mu.Lock()
 		s.requests = append(s.requests, r)
 		s.mu.Unlock()
-		if s.silent {
+		if s.silent || s.stallAfter > 0 && n > s.stallAfter {
 			continue
 		}
 		var out []byte

@@ -70,6 +70,15 @@ func (h *Handler) chunkSize() int64 {
 	return defaultChunk
 }
 
+// planChunk is the range Plan shows for document docID: chunkFor's answer
+// if the server agreed on the whole message size the init offers.
+func (h *Handler) planChunk(docID string) int64 {
+	if h.NoInit {
+		return h.chunkSize()
+	}
+	return h.chunkFor(&session{msgSize: int(h.messageSize())}, docID)
+}
+
 // chunkFor is the range to ask for of document docID on session s: the
 // handler's ChunkSize (or, when zero, as much as fits), capped so that the
 // response fits in the message size the init agreed on.
@@ -298,18 +307,23 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 	case t.HasSearch:
 		lines = append(lines, searchLine(t.Database, t.Search, h.maxHits()))
 	case t.HasDoc:
-		start, end := req.Offset, req.Offset+h.chunkSize()
+		chunk, fewer := h.planChunk(t.DocID), ""
+		if !h.NoInit {
+			fewer = " (fewer if the init agrees on a smaller message size)"
+		}
+		start, end := req.Offset, req.Offset+chunk
 		if t.Length >= 0 && end > t.Length {
 			end = t.Length
 		}
 		lines = append(lines, retrieveLine(t.Database, t.DocID, t.WType, start, end))
 		if t.Length < 0 || end < t.Length {
-			lines = append(lines, "retrieve: the same for each following range of "+strconv.FormatInt(h.chunkSize(), 10)+
-				" bytes, until a short range or the server's out-of-range diagnostic")
+			lines = append(lines, "retrieve: the same for each following range of "+strconv.FormatInt(chunk, 10)+
+				" bytes"+fewer+", until a short range or the server's out-of-range diagnostic")
 		}
 	default:
 		lines = append(lines, searchLine(t.Database, "", h.maxHits()),
-			"retrieve: the WSRC source description the search offers, in ranges of "+strconv.FormatInt(h.chunkSize(), 10)+" bytes")
+			"retrieve: the WSRC source description the search offers, in ranges of "+strconv.FormatInt(h.planChunk(""), 10)+" bytes")
 	}
+
 	return lines, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,10 +28,13 @@ func TestConformance(t *testing.T) {
 	id := simDocID("big.txt", len(doc))
 	s := newSim(t, "db", map[string][]byte{id: doc})
 	base := mustParse(t, "wais://"+s.Addr()+"/db")
+	stalled := newSim(t, "db", map[string][]byte{id: doc})
+	stalled.stallAfter = 2 // the init and the first range
 	fetchtest.Run(t, &Handler{}, fetchtest.Cases{
 		Existing: docURL(base, "db", "TEXT", id),
 		Want:     doc,
 		Missing:  docURL(base, "db", "TEXT", simDocID("nosuch.txt", 1)),
+		Stalled:  docURL(mustParse(t, "wais://"+stalled.Addr()+"/db"), "db", "TEXT", id),
 	})
 	fetchtest.Run(t, &Handler{ChunkSize: 4096, NoInit: true}, fetchtest.Cases{
 		Existing: docURL(base, "db", "TEXT", id),
@@ -195,6 +199,10 @@ func TestPlan(t *testing.T) {
 		{&Handler{NoInit: true, ChunkSize: 50}, docURL(mustParse(t, "wais://h/"), "demo", "TEXT", id), []string{
 			`retrieve: database "demo", query-type 1, element-set "Document Text", docid 2=db;3=0%2010%20/docs/d;7=%00;, wt "TEXT", bytes [0,50)`,
 			`retrieve: the same for each following range of 50 bytes, until a short range or the server's out-of-range diagnostic`}},
+		{&Handler{}, docURL(mustParse(t, "wais://h/"), "demo", "TEXT", id), []string{
+			`init: protocol-version 1, preferred-message-size 1048576, maximum-record-size 1048576, implementation-name "fetch"`,
+			`retrieve: database "demo", query-type 1, element-set "Document Text", docid 2=db;3=0%2010%20/docs/d;7=%00;, wt "TEXT", bytes [0,` + strconv.Itoa(1048576-chunkOverhead-len(id)) + `)`,
+			`retrieve: the same for each following range of ` + strconv.Itoa(1048576-chunkOverhead-len(id)) + ` bytes (fewer if the init agrees on a smaller message size), until a short range or the server's out-of-range diagnostic`}},
 		{&Handler{NoInit: true, MaxHits: 5}, "wais://h/demo", []string{
 			`search: database "demo", query-type 3, seed-words "", max-documents 5`,
 			`retrieve: the WSRC source description the search offers, in ranges of 10000 bytes`}},

@@ -1,0 +1,162 @@
+package fetch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/schemes"
+)
+
+func treeFS(t *testing.T, tr *tree, root string) fs.FS {
+	t.Helper()
+	c := new(fetch.Client)
+	c.Register("ftp", tr)
+	fsys, err := fetch.NewFS(context.Background(), c, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys
+}
+
+// TestFSConformance runs testing/fstest over a listed tree: a file, a
+// subdirectory, a name io/fs cannot hold as is (escaped), a name repeated
+// (numbered), an information line and an unparsed line (both left out),
+// and directory entries that lead back up (left out: no cycles).
+func TestFSConformance(t *testing.T) {
+	tr := newTree()
+	fsys := treeFS(t, tr, "ftp://h/pub/")
+	if err := fstest.TestFS(fsys, "a.txt", "a.txt (2)", "about%2Fhelp", "sub/b.txt", `x<y>&"z.txt`); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, ","); got != `a.txt,a.txt (2),about%2Fhelp,sub,x<y>&"z.txt` {
+		t.Errorf("root entries %s", got)
+	}
+	b, err := fs.ReadFile(fsys, "sub/b.txt")
+	if err != nil || string(b) != "beta\n" {
+		t.Errorf("ReadFile(sub/b.txt) = %q, %v", b, err)
+	}
+	info, err := fs.Stat(fsys, "a.txt")
+	if err != nil || info.Size() != 6 || !info.ModTime().Equal(tr.mod) || info.IsDir() {
+		t.Errorf("Stat(a.txt) = %v, %v", info, err)
+	}
+	if e, ok := info.Sys().(fetch.Entry); !ok || e.URL.String() != "ftp://h/pub/a.txt" {
+		t.Errorf("Sys() = %#v, want the listing's Entry", info.Sys())
+	}
+}
+
+func TestFSErrors(t *testing.T) {
+	fsys := treeFS(t, newTree(), "ftp://h/pub/")
+	for _, name := range []string{"missing", "sub/missing", "a.txt/x"} {
+		if _, err := fsys.Open(name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Open(%q) = %v, want fs.ErrNotExist", name, err)
+		}
+	}
+	for _, name := range []string{"/a.txt", "../a.txt", "sub/", ""} {
+		if _, err := fsys.Open(name); !errors.Is(err, fs.ErrInvalid) {
+			t.Errorf("Open(%q) = %v, want fs.ErrInvalid", name, err)
+		}
+	}
+	// A root that is not a directory fails at once.
+	c := new(fetch.Client)
+	c.Register("ftp", newTree())
+	if _, err := fetch.NewFS(context.Background(), c, "ftp://h/nowhere/"); !errors.Is(err, fetch.NotFound) {
+		t.Errorf("NewFS of a missing directory: %v", err)
+	}
+	// Files are fetched when read, not when opened, and a file's fetch
+	// failure is the read's error.
+	tr := newTree()
+	fsys = treeFS(t, tr, "ftp://h/pub/")
+	n := len(tr.seen)
+	f, err := fsys.Open("a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Stat(); err != nil || len(tr.seen) != n {
+		t.Errorf("Open+Stat fetched the file (%d fetches) or failed: %v", len(tr.seen)-n, err)
+	}
+	delete(tr.files, "/pub/a.txt")
+	if _, err := io.ReadAll(f); !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, fetch.NotFound) {
+		t.Errorf("reading a file gone since its listing: %v, want fs.ErrNotExist and fetch.NotFound", err)
+	}
+	f.Close()
+}
+
+// TestFSFile walks a file: tree through the file scheme's handler.
+func TestFSFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"a.txt":          "alpha\n",
+		"sub/b.bin":      "\x00\x01\x02",
+		"sub/deep/c.txt": "gamma\n",
+		"with space.txt": "spaced\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := new(fetch.Client)
+	schemes.Register(c, schemes.Config{})
+	root := "file://" + filepath.ToSlash(dir) + "/"
+	if !strings.HasPrefix(root, "file:///") {
+		root = "file:///" + strings.TrimPrefix(root, "file://")
+	}
+	fsys, err := fetch.NewFS(context.Background(), c, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(fsys, "a.txt", "sub/b.bin", "sub/deep/c.txt", "with space.txt"); err != nil {
+		t.Fatal(err)
+	}
+	var walked []string
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		walked = append(walked, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ". a.txt sub sub/b.bin sub/deep sub/deep/c.txt with space.txt"
+	if got := strings.Join(walked, " "); got != want {
+		t.Errorf("WalkDir visited %q, want %q", got, want)
+	}
+}
+
+// Walking an FTP server's tree with io/fs.
+func ExampleNewFS() {
+	c := new(fetch.Client)
+	schemes.Register(c, schemes.Config{})
+	fsys, err := fetch.NewFS(context.Background(), c, "ftp://ftp.example/pub/")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fmt.Println(p)
+		return nil
+	})
+}

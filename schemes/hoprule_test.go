@@ -1,0 +1,102 @@
+package schemes_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/schemes"
+)
+
+// testNet resolves TEST-NET names and routes their addresses to servers on
+// 127.0.0.1: nothing leaves the machine.
+type testNet map[string]string // "ip:port" → listener
+
+func (testNet) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	switch host {
+	case "www.example.test":
+		return []netip.Addr{netip.MustParseAddr("192.0.2.10")}, nil
+	case "other.example.test":
+		return []netip.Addr{netip.MustParseAddr("198.51.100.20")}, nil
+	case "intranet.example.test":
+		return []netip.Addr{netip.MustParseAddr("10.0.0.8")}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+func (n testNet) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	to, ok := n[addr]
+	if !ok {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("no route (test network)")}
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, to)
+}
+
+// With every scheme registered, a redirect that leaves its host goes
+// through the Client, and a public server cannot send the Client to a
+// private address, whether the private server was reached before or not.
+func TestRegisteredHopRule(t *testing.T) {
+	var insideHits atomic.Int32
+	inside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		insideHits.Add(1)
+		io.WriteString(w, "inside")
+	}))
+	defer inside.Close()
+	public := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/to-other":
+			http.Redirect(w, r, "http://other.example.test/", http.StatusFound)
+		case "/to-intranet":
+			http.Redirect(w, r, "http://intranet.example.test/", http.StatusFound)
+		default:
+			io.WriteString(w, "public")
+		}
+	}))
+	defer public.Close()
+	n := testNet{
+		"192.0.2.10:80":    public.Listener.Addr().String(),
+		"198.51.100.20:80": public.Listener.Addr().String(),
+		"10.0.0.8:80":      inside.Listener.Addr().String(),
+	}
+	c := &fetch.Client{DialContext: n.DialContext, Resolver: n}
+	schemes.Register(c, schemes.Config{})
+	defer c.Close()
+	for _, tt := range []struct {
+		url  string
+		want string
+		kind fetch.Kind
+	}{
+		{url: "http://www.example.test/to-other", want: "public"},
+		{url: "http://www.example.test/to-intranet", kind: fetch.Refused},
+		{url: "http://intranet.example.test/", want: "inside"}, // directly: allowed without DenyPrivate
+		{url: "http://www.example.test/to-intranet", kind: fetch.Refused},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		res, err := c.Fetch(ctx, tt.url)
+		var body []byte
+		if err == nil {
+			body, err = io.ReadAll(res.Body)
+			res.Body.Close()
+		}
+		cancel()
+		if tt.kind != 0 {
+			if fetch.KindOf(err) != tt.kind {
+				t.Errorf("%s: %q, %v; want kind %v", tt.url, body, err, tt.kind)
+			}
+		} else if err != nil || string(body) != tt.want {
+			t.Errorf("%s: %q, %v; want %q", tt.url, body, err, tt.want)
+		}
+	}
+	if got := insideHits.Load(); got != 1 {
+		t.Errorf("the private server got %d requests, want 1 (the direct one)", got)
+	}
+}
