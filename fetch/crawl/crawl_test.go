@@ -14,6 +14,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/fetch/warc"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -359,3 +360,6 @@ func TestCrawlFailures(t *testing.T) {
 		t.Errorf("visited %q, stats %+v", got, st)
 	}
 }
+
+// The WARC writer of fetch/warc is a Sink.
+var _ Sink = (*warc.Writer)(nil)
