@@ -171,3 +171,50 @@ func TestListCLI(t *testing.T) {
 		}
 	}
 }
+
+// fetch -r --warc-file records every resource of the mirror, as fetched,
+// in a WARC file that warcio.js reads with every digest right: a gopher
+// hole and an FTP tree in one run.
+func TestCrawlWARC(t *testing.T) {
+	gopher, port := gopherBase(t)
+	ftp := ftpBase(t)
+	needLister(t, gopher+"/")
+	needLister(t, ftp+"/pub/")
+	dir := t.TempDir()
+	warcFile := filepath.Join(dir, "mirror.warc.gz")
+	r := runFetch(t, "", nil, "-r", "--warc-file", warcFile, "--output-dir", filepath.Join(dir, "m"), gopher+"/", ftp+"/pub/")
+	wantCode(t, r, 0, "fetch -r --warc-file")
+	recs := readWARC(t, warcFile)
+	byURI := map[string]warcRecord{}
+	for _, rec := range recs {
+		if rec.Type == "resource" {
+			byURI[rec.URI] = rec
+		}
+	}
+	files := mirrored(t, filepath.Join(dir, "m"))
+	for _, tt := range []struct{ uri, file string }{
+		{gopher + "/9/bin.dat", "127.0.0.1:" + port + "/bin.dat"},
+		{gopher + "/0/text.txt", "127.0.0.1:" + port + "/text.txt"},
+		{ftp + "/pub/hello.txt", strings.TrimPrefix(ftp, "ftp://") + "/pub/hello.txt"},
+	} {
+		rec, ok := byURI[tt.uri]
+		if !ok {
+			t.Errorf("no resource record for %s; records for %v", tt.uri, keysOf(byURI))
+			continue
+		}
+		if want := sha256Hex(files[tt.file]); rec.ContentSHA256 != want || len(files[tt.file]) == 0 {
+			t.Errorf("%s: the record holds sha256 %s, the mirrored file %s", tt.uri, rec.ContentSHA256, want)
+		}
+	}
+	if len(recs) == 0 || recs[0].Type != "warcinfo" {
+		t.Errorf("the file does not start with warcinfo")
+	}
+}
+
+func keysOf(m map[string]warcRecord) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
