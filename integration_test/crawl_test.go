@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -217,4 +218,19 @@ func keysOf(m map[string]warcRecord) []string {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+// On a terminal, -r draws its transfers and a total, which ends as every
+// URL done, above the summary.
+func TestCrawlProgress(t *testing.T) {
+	base, _ := gopherBase(t)
+	needLister(t, base+"/")
+	tm := newTmux(t)
+	tm.line(fetchBin(t) + " -r --output-dir m " + base + "/; echo EXIT=$?")
+	tm.waitFor("EXIT=0", 1)
+	s := tm.screen()
+	m := regexp.MustCompile(`total (\d+)/(\d+)`).FindStringSubmatch(s)
+	if m == nil || m[1] != m[2] || m[1] == "0" || !strings.Contains(s, "fetched") {
+		t.Errorf("the screen lacks a complete total and the summary:\n%s", s)
+	}
 }

@@ -48,7 +48,7 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 	c := &crawl.Crawler{
 		Client:    e.client,
 		Depth:     level,
-		Scope:     crawl.Scope{Schemes: mirrorSchemes},
+		Scope:     crawl.Scope{Schemes: mirrorSchemes, Prefixes: e.mirrorPrefixes(seeds)},
 		Parallel:  e.cfg.parallel,
 		PerHost:   e.cfg.perHost,
 		Rate:      rate.Limit(e.cfg.batch.rate),
@@ -82,6 +82,38 @@ type warcCrawlSink struct{ s *warcSink }
 
 func (w warcCrawlSink) Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*fetch.Resource, error) {
 	return w.s.do(ctx, c, req)
+}
+
+// mirrorPrefixes is how far -r goes from its seeds, as wget's --no-parent:
+// below the folder of an http(s) or ftp seed (a page's "../" link is not
+// followed up), anywhere on the host of a seed of another scheme (a
+// gopher selector is no path). Each prefix is in normal form, as the
+// links it is compared with.
+func (e *runEnv) mirrorPrefixes(seeds []string) []string {
+	var out []string
+	for _, s := range seeds {
+		u, err := e.client.Parser.Parse(s)
+		if err != nil {
+			continue
+		}
+		n := u.Normalize().String()
+		start := strings.Index(n, "://")
+		if start < 0 {
+			out = append(out, n)
+			continue
+		}
+		host := start + 3 + strings.IndexByte(n[start+3:]+"/", '/') + 1 // after the authority's "/"
+		switch u.Family() {
+		case "http", "ftp":
+			if q := strings.IndexByte(n, '?'); q >= 0 {
+				n = n[:q]
+			}
+			out = append(out, n[:max(host, strings.LastIndexByte(n, '/')+1)])
+		default:
+			out = append(out, n[:min(host, len(n))])
+		}
+	}
+	return out
 }
 
 // mirrorRun is the state of one -r.

@@ -86,3 +86,30 @@ func TestMirrorUsage(t *testing.T) {
 		}
 	}
 }
+
+// -r stays below an http or ftp seed's folder (wget's --no-parent), and on
+// the host of a gopher seed.
+func TestMirrorPrefixes(t *testing.T) {
+	e := &runEnv{client: &fetch.Client{Parser: url.Parser{Lenient: true}}}
+	got := e.mirrorPrefixes([]string{
+		"http://H.example:80/dir/",
+		"http://h.example/dir/page.html?x=1",
+		"http://h.example",
+		"ftp://h.example/pub/",
+		"ftp://h.example/pub/file.txt",
+		"gopher://h.example:7070/1/sub",
+		"gopher://h.example",
+	})
+	want := []string{
+		"http://h.example/dir/",
+		"http://h.example/dir/",
+		"http://h.example/",
+		"ftp://h.example/pub/",
+		"ftp://h.example/pub/",
+		"gopher://h.example:7070/",
+		"gopher://h.example/",
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("prefixes\n got %q\nwant %q", got, want)
+	}
+}

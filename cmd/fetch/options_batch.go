@@ -28,7 +28,7 @@ var batchOptions = []option{
 		}},
 	{long: "list", json: true, help: "list a directory, menu or page: one URL a line (with --json, one object per entry)",
 		set: func(c *config, _ string) error { c.batch.list = true; return nil }},
-	{long: "recursive", short: 'r', help: "mirror: follow listings and links from each URL, files laid out as host/path (in --output-dir)",
+	{long: "recursive", short: 'r', help: "mirror: follow listings and links from each URL (below its folder, on its host), files laid out as host/path (in --output-dir)",
 		set: func(c *config, _ string) error { c.batch.recursive = true; return nil }},
 	{long: "level", short: 'l', arg: "N", help: "with -r, follow links at most N deep (default 5)",
 		set: func(c *config, v string) error {
