@@ -6,9 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha1"
 	"crypto/sha256"
-	"encoding/base32"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -129,12 +127,6 @@ func readWARC(t *testing.T, files ...string) []warcRecord {
 		t.Fatalf("warcio.js rejected %v: %v\n%s%s", files, err, errb.Bytes(), out.Bytes())
 	}
 	return recs
-}
-
-// sha1Digest is a WARC digest of b: "sha1:" and base32.
-func sha1Digest(b []byte) string {
-	s := sha1.Sum(b)
-	return "sha1:" + base32.StdEncoding.EncodeToString(s[:])
 }
 
 func sha256Hex(b []byte) string {

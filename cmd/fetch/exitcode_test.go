@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/schemes/ftp"
 )
 
 // The command's exit codes, one per kind of failure.
@@ -60,6 +61,7 @@ func TestHints(t *testing.T) {
 		{&fetch.Error{URL: "http://h:25/", Kind: fetch.Refused, Err: fmt.Errorf("port 25: %w", fetch.ErrPortOverride)}, &config{}, "--allow-port-override"},
 		{&fetch.Error{URL: "https://h/", Kind: fetch.Connect, Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, &config{}, "--cacert"},
 		{auth, &config{}, "-u USER:PASS"},
+		{&fetch.Error{URL: "ftp://h/f", Kind: fetch.Auth, Err: fmt.Errorf("%w", ftp.ErrNeedPassword)}, &config{}, "-u USER:PASS"},
 		{auth, &config{hasUser: true}, ""},
 		{&fetch.Error{URL: "ftp://joe@h/f", Kind: fetch.Auth, Err: errors.New("530")}, &config{}, ""},
 		{&fetch.Error{URL: "ftp://h/f", Kind: fetch.Auth, Err: errors.New("530 (use -u USER:PASS)")}, &config{}, ""},
@@ -67,7 +69,7 @@ func TestHints(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := hint(tt.err, tt.cfg)
-		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) || tt.want != "" && strings.Count(got, tt.want) != 1 {
 			t.Errorf("hint(%v) = %q, want one naming %q", tt.err, got, tt.want)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 // hints say which option would change a failure's outcome. The library's
 // errors name no options; the command adds the hint to the failure's line
-// (unless the message already names the option).
+// (unless the message, or an earlier hint, already names the option).
 var hints = []struct {
 	option string
 	text   string
@@ -49,7 +49,7 @@ func hint(err error, c *config) string {
 	msg := err.Error()
 	var b strings.Builder
 	for _, h := range hints {
-		if !strings.Contains(msg, h.option) && h.match(err, c) {
+		if !strings.Contains(msg, h.option) && !strings.Contains(b.String(), h.option) && h.match(err, c) {
 			b.WriteString(h.text)
 		}
 	}

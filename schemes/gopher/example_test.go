@@ -1,12 +1,17 @@
 package gopher_test
 
 import (
+	"bufio"
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes/gopher"
+	"github.com/rfc1738/fetch/url"
 )
 
 const menu = "iWelcome\t\tnull.host\t1\r\n" +
@@ -49,4 +54,47 @@ func ExampleWriteMenu() {
 	// [DIR] Archive <gopher://gopher.example:7070/1/archive>
 	// [FIND] Search the archive <gopher://gopher.example/7/search>
 	// (1 malformed menu lines skipped)
+}
+
+// The items of a menu as fetch.Entry values, the same for every scheme
+// that lists: information lines are left out, "URL:" selectors give the
+// URL they hold.
+func ExampleHandler_List() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		bufio.NewReader(c).ReadString('\n') // the selector line
+		io.WriteString(c, menu[:len(menu)-3]+"hThe web site\tURL:http://www.example.org/\tgopher.example\t70\r\n.\r\n")
+	}()
+
+	u, _ := url.Parse("gopher://" + ln.Addr().String() + "/1/")
+	l, err := (&gopher.Handler{}).List(context.Background(), &fetch.Request{URL: u})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer l.Close()
+	for {
+		e, err := l.Next()
+		if err != nil {
+			break
+		}
+		fmt.Printf("%-5s %s <%s>\n", e.Kind, e.Name, e.URL)
+	}
+	fmt.Println("skipped:", l.Skipped())
+	// Output:
+	// file  About this server <gopher://gopher.example/0/about.txt>
+	// menu  Archive <gopher://gopher.example:7070/1/archive>
+	// list  Search the archive <gopher://gopher.example/7/search>
+	// file  The web site <http://www.example.org/>
+	// skipped: 1
 }

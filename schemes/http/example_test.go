@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
 	httpscheme "github.com/rfc1738/fetch/schemes/http"
+	"github.com/rfc1738/fetch/url"
 )
 
 // A Client with the http handler registered for http and https, the way
@@ -42,4 +44,39 @@ func Example() {
 	// Output:
 	// hello from /new
 	// 200 OK 16
+}
+
+// A crawler's link extractor: the links of an HTML page as entries,
+// resolved against the page and its <base>.
+func ExampleHandler_List() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<base href="/docs/"><a href="intro.html">Intro</a> <img src="/logo.png" alt="Logo">`+
+			`<a href="gopher://gopher.example/1/">Gopher</a>`)
+	}))
+	defer srv.Close()
+
+	c := new(fetch.Client)
+	h := &httpscheme.Handler{Redirect: c.Do}
+	c.Register("http", h)
+	defer c.Close()
+
+	u, _ := url.ParseLenient(srv.URL + "/index.html")
+	l, err := c.List(context.Background(), &fetch.Request{URL: u})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer l.Close()
+	for {
+		e, err := l.Next()
+		if err != nil {
+			break
+		}
+		fmt.Println(e.Name, strings.TrimPrefix(e.URL.String(), srv.URL))
+	}
+	// Output:
+	// Intro /docs/intro.html
+	// Logo /logo.png
+	// Gopher gopher://gopher.example/1/
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	neturl "net/url"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -25,8 +24,9 @@ const (
 
 // List fetches an HTML page and yields the links in it as entries, as the
 // page streams in: the href of a, area and link elements and the src of
-// img, frame and iframe elements, resolved against the page's URL (after
-// redirects) and its first <base href>, fragments dropped. Name is a
+// img, frame and iframe elements, resolved (url.URL.ResolveReference)
+// against the page's URL (after redirects) and its first <base href>,
+// fragments dropped. Name is a
 // link's text (an img's alt) or else the attribute as written; Kind is
 // KindFile and Size -1, for nothing is known of the target before it is
 // fetched. Links that do not parse as URLs, leniently, are counted as
@@ -59,7 +59,7 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 type pageLinks struct {
 	z      *html.Tokenizer
 	lr     *io.LimitedReader
-	page   *neturl.URL // the page's URL, then its <base href>
+	page   *url.URL // the page's URL, then its <base href>
 	based  bool
 	anchor *pendingLink // an <a> or <area> whose text is being gathered
 	queue  []fetch.Entry
@@ -75,11 +75,7 @@ func newPageLinks(r io.Reader, u *url.URL) *pageLinks {
 	lr := &io.LimitedReader{R: r, N: maxPage + 1}
 	z := html.NewTokenizer(lr)
 	z.SetMaxBuf(maxToken)
-	page, err := neturl.Parse(u.String())
-	if err != nil {
-		page = &neturl.URL{}
-	}
-	return &pageLinks{z: z, lr: lr, page: page}
+	return &pageLinks{z: z, lr: lr, page: u}
 }
 
 func (p *pageLinks) next() (fetch.Entry, error) {
@@ -169,7 +165,7 @@ func (p *pageLinks) tag() {
 	case el == atom.Base:
 		if !p.based {
 			p.based = true
-			if b, err := p.page.Parse(strings.TrimSpace(raw)); err == nil {
+			if b, err := p.page.ResolveReference(raw); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
 				p.page = b
 			}
 		}
@@ -192,17 +188,12 @@ func (p *pageLinks) add(raw, text string) {
 	if ref == "" || strings.HasPrefix(ref, "#") {
 		return // the page itself
 	}
-	abs, err := p.page.Parse(ref)
+	u, err := p.page.ResolveReference(ref)
 	if err != nil {
 		p.errs++
 		return
 	}
-	abs.Fragment, abs.RawFragment = "", ""
-	u, err := url.ParseLenient(abs.String())
-	if err != nil {
-		p.errs++
-		return
-	}
+	u.Fragment, u.HasFragment = "", false
 	name := strings.Join(strings.Fields(text), " ")
 	if len(name) > maxName {
 		name = strings.ToValidUTF8(name[:maxName], "")
