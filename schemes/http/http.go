@@ -102,8 +102,9 @@ func (h *Handler) maxRedirects() int {
 // Kind Auth, 408 and 504 of Kind Timeout, 429 and 503 of Kind Unavailable
 // (with the Retry-After the server gave, see fetch.RetryAfter), others of
 // Kind Other, each naming the status line. A 304, the answer to a
-// conditional request, is an error of Kind NotModified and moves no body. A redirect beyond MaxRedirects is an error of Kind Protocol
-// naming the limit and the Location. With req.Offset > 0 it asks for the
+// conditional request, is an error of Kind NotModified and moves no body.
+// A redirect beyond MaxRedirects is an error of Kind Protocol naming the
+// limit and the Location. With req.Offset > 0 it asks for the
 // rest with Range; when the server honours it (206 with a matching
 // Content-Range) the Resource's Offset is req.Offset, and when it sends the
 // whole resource instead (200) Offset is 0 and Body starts at the
