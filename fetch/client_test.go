@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -313,6 +314,43 @@ func TestClientBodyWriter(t *testing.T) {
 }
 
 // A hop fetched through the Client takes a slot for the host it goes to.
+// Two transfers that redirect into each other's hosts, with one slot per
+// host, both finish: a hop frees the slot of the request it leaves, so
+// neither waits for the other's.
+func TestClientCrossedHopsDoNotDeadlock(t *testing.T) {
+	c := &Client{PerHost: 1}
+	var both sync.WaitGroup
+	both.Add(2)
+	c.Register("ftp", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+		if req.Hop {
+			return &Resource{Size: 0, Body: NoBody}, nil
+		}
+		// Each first request holds its host's slot until the other one
+		// does too, then hops to the other host.
+		both.Done()
+		both.Wait()
+		other := map[string]string{"a.example": "b.example", "b.example": "a.example"}[req.URL.Host]
+		return c.Do(ctx, req.Follow(&url.URL{Scheme: "ftp", Host: other, Path: "f"}))
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	errs := make(chan error, 2)
+	for _, h := range []string{"a.example", "b.example"} {
+		go func() {
+			res, err := c.Fetch(ctx, "ftp://"+h+"/f")
+			if err == nil {
+				err = res.Body.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("crossed redirects: %v", err)
+		}
+	}
+}
+
 func TestClientHopTakesSlot(t *testing.T) {
 	c := &Client{PerHost: 1}
 	c.Register("ftp", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
@@ -336,4 +374,28 @@ func TestClientHopTakesSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
+}
+
+func TestClientReplace(t *testing.T) {
+	c := new(Client)
+	first := HandlerFunc(func(context.Context, *Request) (*Resource, error) {
+		return &Resource{Size: 1, Body: io.NopCloser(strings.NewReader("1"))}, nil
+	})
+	second := HandlerFunc(func(context.Context, *Request) (*Resource, error) {
+		return &Resource{Size: 1, Body: io.NopCloser(strings.NewReader("2"))}, nil
+	})
+	if old := c.Replace("gopher", first); old != nil {
+		t.Errorf("Replace on an empty Client returned %v, want nil", old)
+	}
+	if old := c.Replace("gopher", second); old == nil {
+		t.Error("Replace did not return the handler it replaced")
+	}
+	res, err := c.Fetch(context.Background(), "gopher://h/0x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if b, _ := io.ReadAll(res.Body); string(b) != "2" {
+		t.Errorf("fetched %q through the replaced handler, want %q", b, "2")
+	}
 }
