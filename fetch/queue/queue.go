@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -334,12 +335,21 @@ type Stats struct {
 // Stats reports the queue's progress.
 func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
+	// The stream holds exactly the jobs not yet finished (work-queue
+	// retention drops a job when it is acknowledged), and its count is
+	// current as soon as a publish is acknowledged; the consumer's counts
+	// follow a moment later. So queued is the stream's count less what
+	// the consumer has out.
+	left, err := q.unfinished(ctx)
+	if err != nil {
+		return s, err
+	}
 	ci, err := q.cons.Info(ctx)
 	if err != nil {
 		return s, fmt.Errorf("queue: %w", err)
 	}
-	s.Queued = ci.NumPending
-	s.InFlight = ci.NumAckPending
+	s.InFlight = min(ci.NumAckPending, int(min(left, uint64(math.MaxInt))))
+	s.Queued = left - uint64(s.InFlight)
 	si, err := q.results.Info(ctx, jetstream.WithSubjectFilter(ResultSubject+".>"))
 	if err != nil {
 		return s, fmt.Errorf("queue: %w", err)
@@ -347,6 +357,16 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	s.Done = si.State.Subjects[ResultSubject+".done"]
 	s.Failed = si.State.Subjects[ResultSubject+".failed"]
 	return s, nil
+}
+
+// unfinished returns the number of jobs in the stream: queued, in flight,
+// or handed back for later.
+func (q *Queue) unfinished(ctx context.Context) (uint64, error) {
+	si, err := q.jobs.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("queue: %w", err)
+	}
+	return si.State.Msgs, nil
 }
 
 // errNoSlot says a job's host has every lease taken.

@@ -143,8 +143,8 @@ func (r *run) take(ctx context.Context, it jetstream.MessagesContext, msgs chan<
 
 // empty reports whether no job is left, queued or delivered anywhere.
 func (r *run) empty(ctx context.Context) bool {
-	ci, err := r.w.Queue.cons.Info(ctx)
-	return err == nil && ci.NumPending == 0 && ci.NumAckPending == 0
+	n, err := r.w.Queue.unfinished(ctx)
+	return err == nil && n == 0
 }
 
 // handle processes one delivery of a job. Only a failure of the queue or
