@@ -137,6 +137,11 @@ type dialed struct {
 	host string
 }
 
+// NetConn returns the connection the dialer made, as (*tls.Conn).NetConn
+// does: a handler that moves bytes with the kernel's help (an *os.File's
+// ReadFrom splices from a *net.TCPConn) finds the socket under it.
+func (d *dialed) NetConn() net.Conn { return d.Conn }
+
 // CheckReuse applies the dial-time policy to a pooled connection before
 // the request uses it: DenyPrivate and the hop rule judge the address the
 // connection was dialed to, as DialContext judged it then for another

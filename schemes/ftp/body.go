@@ -198,6 +198,9 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBuf); return &b
 // io.Copy needs few reads. It returns a nil error once the body is
 // complete, and the failure (Kind Incomplete, ...) otherwise.
 func (t *transfer) WriteTo(w io.Writer) (int64, error) {
+	if n, ok, err := t.readFrom(w); ok {
+		return n, err
+	}
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp

@@ -1,0 +1,123 @@
+package ftp
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+)
+
+// spliceChunk is how much one ReadFrom of the output may move before the
+// idle deadline is armed again: a transfer that stalls fails after the
+// idle time, and one that moves never does.
+const spliceChunk = 4 << 20
+
+// readFrom lets w's ReadFrom take the bytes straight from the data
+// connection's socket (on Linux an *os.File splices them, without a copy
+// through this process), a chunk at a time under the idle deadline. It
+// reports false when it cannot: TLS on the data connection, a connection
+// that is not TCP, or a w that is not an io.ReaderFrom; WriteTo then
+// copies. The counts, the final reply and the Incomplete rules are those
+// of Read.
+func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
+	rf, ok := w.(io.ReaderFrom)
+	if !ok || t.data.raw == nil || t.data.r != net.Conn(t.data.raw) {
+		return 0, false, nil
+	}
+	tc, ok := tcpConn(t.data.raw.Conn)
+	if !ok {
+		return 0, false, nil
+	}
+	var total int64
+	lr := &io.LimitedReader{R: tc}
+	for {
+		t.mu.Lock()
+		if t.err != nil {
+			err := t.err
+			t.mu.Unlock()
+			if err == io.EOF {
+				err = nil
+			}
+			return total, true, err
+		}
+		t.reading = true
+		t.mu.Unlock()
+
+		// A read of nothing arms the idle deadline, and fails at once
+		// with the context's cause when the transfer was cancelled.
+		_, err := t.data.raw.Read(nil)
+		var n int64
+		if err == nil {
+			lr.N = spliceChunk
+			n, err = rf.ReadFrom(lr)
+			if err != nil && !readSide(err) {
+				// The output failed: the transfer stays as it is,
+				// for the caller to close.
+				t.n += n
+				total += n
+				t.mu.Lock()
+				t.reading = false
+				closed := t.closed
+				t.mu.Unlock()
+				if closed {
+					t.data.close()
+					t.drop()
+				}
+				return total, true, err
+			}
+			if err != nil {
+				if _, d := t.data.raw.Read(nil); d != nil {
+					err = d // the context's cause
+				}
+			}
+		}
+		t.n += n
+		total += n
+		switch {
+		case err != nil:
+			err = t.broken(err)
+		case lr.N > 0:
+			// Less than a chunk, and no error: the data ended.
+			err = t.complete()
+		}
+
+		t.mu.Lock()
+		t.reading = false
+		closed := t.closed
+		if t.err == nil {
+			t.err = err
+		}
+		t.mu.Unlock()
+		if closed {
+			t.data.close()
+			t.drop()
+		}
+	}
+}
+
+// readSide reports whether an error out of an output's ReadFrom came from
+// the data connection rather than the output: a deadline, a connection
+// closed under it, or the peer's reset.
+func readSide(err error) bool {
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
+		errors.Is(err, syscall.ETIMEDOUT)
+}
+
+// tcpConn finds the *net.TCPConn under c's wrappers (the dial policy's
+// record of the address, ...), each of which names the connection it
+// wraps with NetConn.
+func tcpConn(c net.Conn) (*net.TCPConn, bool) {
+	for range 8 {
+		switch x := c.(type) {
+		case *net.TCPConn:
+			return x, true
+		case interface{ NetConn() net.Conn }:
+			c = x.NetConn()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
