@@ -213,6 +213,11 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				failed++
 			}
 			if !silent {
+				// results.jsonl keeps the URL as queued; what is shown
+				// hides its password.
+				if u, err := client.Parser.Parse(r.URL); err == nil {
+					r.URL = u.Redacted()
+				}
 				line, _ := json.Marshal(r)
 				fmt.Fprintf(stdout, "%s\n", line)
 			}
