@@ -110,7 +110,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	if err != nil {
 		return nil, err
 	}
-	release, err := c.acquire(ctx, h, r)
+	release, err := c.hold(ctx, h, r)
 	if err != nil {
 		return nil, c.decorate("fetch", r.URL, err)
 	}
@@ -142,7 +142,7 @@ func (c *Client) List(ctx context.Context, req *Request) (*Listing, error) {
 	if !ok {
 		return nil, c.decorate("list", r.URL, Errorf(Unsupported, "the %s handler cannot list entries", r.URL.Scheme))
 	}
-	release, err := c.acquire(ctx, h, r)
+	release, err := c.hold(ctx, h, r)
 	if err != nil {
 		return nil, c.decorate("list", r.URL, err)
 	}

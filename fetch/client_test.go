@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -313,6 +314,43 @@ func TestClientBodyWriter(t *testing.T) {
 }
 
 // A hop fetched through the Client takes a slot for the host it goes to.
+// Two transfers that redirect into each other's hosts, with one slot per
+// host, both finish: a hop frees the slot of the request it leaves, so
+// neither waits for the other's.
+func TestClientCrossedHopsDoNotDeadlock(t *testing.T) {
+	c := &Client{PerHost: 1}
+	var both sync.WaitGroup
+	both.Add(2)
+	c.Register("ftp", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+		if req.Hop {
+			return &Resource{Size: 0, Body: NoBody}, nil
+		}
+		// Each first request holds its host's slot until the other one
+		// does too, then hops to the other host.
+		both.Done()
+		both.Wait()
+		other := map[string]string{"a.example": "b.example", "b.example": "a.example"}[req.URL.Host]
+		return c.Do(ctx, req.Follow(&url.URL{Scheme: "ftp", Host: other, Path: "f"}))
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	errs := make(chan error, 2)
+	for _, h := range []string{"a.example", "b.example"} {
+		go func() {
+			res, err := c.Fetch(ctx, "ftp://"+h+"/f")
+			if err == nil {
+				err = res.Body.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("crossed redirects: %v", err)
+		}
+	}
+}
+
 func TestClientHopTakesSlot(t *testing.T) {
 	c := &Client{PerHost: 1}
 	c.Register("ftp", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {

@@ -111,6 +111,10 @@ type Request struct {
 	dialer   func(ctx context.Context, network, addr string) (net.Conn, error)
 	resolver Resolver
 	chain    *chain
+	// slot is the per-host slot the Client holds for this request while
+	// its handler runs; a hop made from it (Follow) carries it, so that
+	// the Client frees it when the hop leaves for its own host.
+	slot *heldSlot
 }
 
 // Credentials returns the URL's user and password when it has a user, else

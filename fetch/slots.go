@@ -37,6 +37,27 @@ func address(h Handler, r *Request) string {
 	return r.URL.HostPort()
 }
 
+// heldSlot is a slot a request holds, freed once by whichever comes first:
+// the close of its Body, or a hop made from it taking a slot of its own.
+type heldSlot struct{ release func() }
+
+// hold acquires the request's slot and records it on r, first freeing the
+// slot of the request r is a hop from: the transfer has moved on to r's
+// host, and holding both could deadlock two transfers that redirect into
+// each other's hosts.
+func (c *Client) hold(ctx context.Context, h Handler, r *Request) (release func(), err error) {
+	if r.Hop && r.slot != nil {
+		r.slot.release()
+	}
+	r.slot = nil
+	release, err = c.acquire(ctx, h, r)
+	if err != nil {
+		return nil, err
+	}
+	r.slot = &heldSlot{release: release}
+	return release, nil
+}
+
 // acquire waits for a transfer slot to the request's address.
 func (c *Client) acquire(ctx context.Context, h Handler, r *Request) (release func(), err error) {
 	n := c.PerHost

@@ -18,13 +18,34 @@ need_pkgs() {
 	local sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo="sudo"
 	log "installing ${missing[*]}"
-	# One apt-get update per run; wait for the dpkg lock rather than fail.
-	if [ ! -e "$IT_DIR/.apt-updated" ]; then
-		$sudo apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && touch "$IT_DIR/.apt-updated"
-	fi
+	apt_update_once
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
 		--no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
 		"${missing[@]}" >&2
+}
+
+# apt_update_once: apt-get update, once per run; it waits for the dpkg lock
+# rather than fail.
+apt_update_once() {
+	[ ! -e "$IT_DIR/.apt-updated" ] || return 0
+	local sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	$sudo apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && touch "$IT_DIR/.apt-updated"
+}
+
+# unpack_deb DIR PKG...: download the Debian packages (apt-get download,
+# into DIR/deb) and unpack them into DIR/root without installing them: for
+# a package that would remove another, or one whose maintainer scripts
+# would start a system service.
+unpack_deb() {
+	local dir=$1 deb
+	shift
+	mkdir -p "$dir/deb" "$dir/root"
+	apt_update_once
+	(cd "$dir/deb" && apt-get download "$@" >&2)
+	for deb in "$dir"/deb/*.deb; do
+		dpkg-deb -x "$deb" "$dir/root"
+	done
 }
 
 # free_port: print a TCP port on 127.0.0.1 that nothing listens on.

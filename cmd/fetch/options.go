@@ -45,6 +45,7 @@ type config struct {
 	urls       []string
 	schemes    schemes.Config
 	warc       warcSink // --warc-file
+	batch      batchConfig
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -69,6 +70,7 @@ var (
 		generalOptions,
 		policyOptions,
 		warcOptions,
+		batchOptions,
 	)
 	schemeOptions = concat(
 		ftpOptions,

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
 	"sync"
@@ -14,6 +14,7 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes"
 	"github.com/rfc1738/fetch/url"
+	"golang.org/x/time/rate"
 )
 
 // version is the program's version, also sent where a protocol names its
@@ -47,20 +48,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "fetch %s\n", version)
 		return 0
 	}
-	for _, f := range c.inputFiles {
-		urls, err := readURLFile(f, stdin)
-		if err != nil {
-			fmt.Fprintf(stderr, "fetch: %v\n", err)
+	src, err := openSource(c.urls, c.inputFiles, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "fetch: %v\n", err)
+		return 2
+	}
+	defer src.Close()
+	first, urls, stop := peek(src.all(), 2)
+	defer stop()
+	if len(first) == 0 {
+		if src.err != nil {
+			fmt.Fprintf(stderr, "fetch: %v\n", src.err)
 			return 2
 		}
-		c.urls = append(c.urls, urls...)
-	}
-	if len(c.urls) == 0 {
 		fmt.Fprintln(stderr, "fetch: no URL given (see fetch --help)")
 		return 2
 	}
-	if c.output != "" && len(c.urls) > 1 {
+	many := len(first) > 1
+	if c.output != "" && many {
 		fmt.Fprintln(stderr, "fetch: -o names one file, but several URLs were given (use -O or --output-dir)")
+		return 2
+	}
+	if c.batch.recursive && (c.output != "" || c.batch.list) {
+		fmt.Fprintln(stderr, "fetch: -r writes many files, laid out as host/path: -o and --list do not go with it (use --output-dir)")
 		return 2
 	}
 	if c.resume && c.output == "" && !c.remoteName {
@@ -80,8 +90,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer c.warc.finish()
 
-	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr}
-	if c.verbose && c.parallel > 1 && len(c.urls) > 1 {
+	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many}
+	if c.verbose && c.parallel > 1 && many {
 		// Parallel traces interleave: each line names its URL's number.
 		env.trace = fetch.NewTrace(stderr)
 	}
@@ -93,7 +103,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		env.msg = msg
 	}
-	return env.all(ctx)
+	var code int
+	switch {
+	case c.batch.list:
+		code = env.listAll(ctx, urls)
+	case c.batch.recursive:
+		code = env.mirror(ctx, urls)
+	case c.dryRun:
+		code = env.plans(urls)
+	default:
+		code = env.all(ctx, urls)
+	}
+	if src.err != nil {
+		fmt.Fprintf(stderr, "fetch: %v\n", src.err)
+		if code == 0 {
+			code = 2
+		}
+	}
+	return code
 }
 
 // newClient builds the fetch.Client the options describe, with every
@@ -138,34 +165,6 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	return cl, nil
 }
 
-// readURLFile reads URLs one a line; "-" is stdin. Blank lines and lines
-// starting with '#' are skipped.
-func readURLFile(name string, stdin io.Reader) ([]string, error) {
-	var r io.Reader = stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, fmt.Errorf("-K: %w", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	var urls []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		urls = append(urls, line)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("-K %s: %w", name, err)
-	}
-	return urls, nil
-}
-
 // runEnv is the state of one run of the command.
 type runEnv struct {
 	cfg    *config
@@ -175,63 +174,109 @@ type runEnv struct {
 	stderr io.Writer
 	msg    []byte       // the --data message, read once
 	trace  *fetch.Trace // with parallel -v, the trace each transfer prefixes
+	many   bool         // more than one URL
 	errMu  sync.Mutex
+
+	failMu    sync.Mutex
+	firstFail int // index of the first URL that failed, in order
+	failCode  int // its exit code; 0 while none failed
 }
 
-// all fetches every URL, up to --parallel at once, and returns the exit
-// code of the first failure in command-line order.
-func (e *runEnv) all(ctx context.Context) int {
-	n := len(e.cfg.urls)
-	codes := make([]int, n)
-	par := min(e.cfg.parallel, n)
+// all fetches every URL on a fetch.Batch, up to --parallel at once, and
+// returns the exit code of the first failure in command-line order.
+func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
+	c := e.cfg
+	par := c.parallel
+	b := &fetch.Batch{
+		Client:          e.client,
+		Parallel:        par,
+		PerHost:         c.perHost,
+		Rate:            rate.Limit(c.batch.rate),
+		Retry:           fetch.RetryPolicy{Attempts: c.retry},
+		Strict:          c.strict,
+		FetchDuplicates: true, // each URL given is fetched, as often as given
+		AttemptTimeout:  c.maxTime,
+		Request:         e.request,
+		Do:              e.do,
+		OnRetry:         e.onRetry,
+	}
+	prog := e.newProgress(par > 1)
+	defer prog.wait()
 	// With parallel transfers, stdout gets each URL's bytes whole and in
-	// command-line order: transfers spool to temporary files, copied out in
-	// order as each completes. Memory stays flat.
-	ordered := par > 1 && n > 1
-	outs := make([]*spool, n)
-	for i := range outs {
-		if ordered {
-			outs[i] = newSpool()
-		}
+	// command-line order: transfers spool (in memory, then in an unlinked
+	// temporary file), copied out in order as each completes. The spools
+	// waiting are bounded: the URLs are not read further ahead.
+	var sp *spooler
+	if par > 1 && e.many {
+		sp = newSpooler(2*par+16, e.stdout)
+		urls = sp.number(urls)
+		go sp.flush(e.writeFailed)
 	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range par {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if !ordered {
-					codes[i] = e.one(ctx, i, e.stdout)
-					continue
-				}
-				codes[i] = e.one(ctx, i, outs[i])
-				outs[i].finish()
+	err := b.Run(ctx, prog.count(urls), func(ctx context.Context, r *fetch.Result) error {
+		var out io.Writer = e.stdout
+		var s *spool
+		if sp != nil {
+			s = sp.get(r.Index)
+			if r.URL != nil {
+				s.url = r.URL.Redacted()
 			}
-		}()
-	}
-	flushed := make(chan struct{})
-	go func() {
-		defer close(flushed)
-		if !ordered {
-			return
+			out = s
 		}
-		for _, s := range outs {
-			s.copyTo(e.stdout)
+		err := e.result(ctx, r, out, prog)
+		if err == nil || r.Err != nil { // this URL's last word
+			prog.finished(false)
+			if s != nil {
+				s.finish() // its bytes may go out
+			}
 		}
-	}()
-	for i := range n {
-		jobs <- i
+		return err
+	})
+	if sp != nil {
+		sp.close()
 	}
-	close(jobs)
-	wg.Wait()
-	<-flushed
-	for _, c := range codes {
-		if c != 0 {
-			return c
+	if err != nil && ctx.Err() == nil {
+		e.failAt(-1, err)
+	}
+	e.failMu.Lock()
+	defer e.failMu.Unlock()
+	return e.failCode
+}
+
+// do fetches one request: the one place a transfer of the run goes to the
+// network.
+func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	if e.cfg.menu && !e.cfg.head && ftpDirectory(req.URL) {
+		if name, _ := e.outputName(req.URL); name == "" {
+			return e.ftpMenu(ctx, req), nil
 		}
 	}
-	return 0
+	return e.cfg.warc.do(ctx, e.client, req) // recorded with --warc-file
+}
+
+// ftpMenu is --menu of an FTP directory to stdout: the directory as the
+// Lister reads it, rendered for reading (directories' URLs end in "/"),
+// streamed as the body of the transfer. A failure to list is the body's
+// read error.
+func (e *runEnv) ftpMenu(ctx context.Context, req *fetch.Request) *fetch.Resource {
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(renderFTPMenu(ctx, e.client, pw, req)) }()
+	return &fetch.Resource{URL: req.URL, Kind: fetch.KindFile, Size: -1, Body: pr}
+}
+
+// failAt records the failure of URL i (-1: the run itself) with the exit
+// code of err, reporting it on stderr.
+func (e *runEnv) failAt(i int, err error) {
+	code := e.fail(err)
+	e.failMu.Lock()
+	defer e.failMu.Unlock()
+	if e.failCode == 0 || i < e.firstFail {
+		e.firstFail, e.failCode = i, code
+	}
+}
+
+// writeFailed records that URL i's bytes could not be written to stdout.
+func (e *runEnv) writeFailed(i int, u string, err error) {
+	e.failAt(i, &fetch.Error{Op: "write", URL: u, Kind: fetch.Other, Err: err})
 }
 
 // fail reports one failure on stderr, one line naming the URL, unless

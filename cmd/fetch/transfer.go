@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"time"
 
@@ -13,107 +14,105 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-// one fetches the i'th URL to its destination and returns its exit code.
-// Failures are reported on stderr, one line naming the URL.
-func (e *runEnv) one(ctx context.Context, i int, stdout io.Writer) int {
-	raw := e.cfg.urls[i]
-	u, err := e.client.Parser.Parse(raw)
-	if err != nil {
-		return e.fail(&fetch.Error{Kind: fetch.Malformed, Err: err})
-	}
+// request builds the request for an attempt at r.URL: the CLI's wishes
+// (-I, --data, -u, --netrc, -v) and, with -C -, the offset to resume at.
+func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
+	u := r.URL
 	req := &fetch.Request{URL: u, Head: e.cfg.head, Prompt: e.prompter()}
 	if e.trace != nil {
-		req.Trace = e.trace.WithPrefix(fmt.Sprintf("[%d] ", i+1))
+		req.Trace = e.trace.WithPrefix(fmt.Sprintf("[%d] ", r.Index+1))
 	}
 	if u.User == nil && !e.cfg.hasUser && e.cfg.netrc {
 		if ui, err := netrcUser(e.serverHost(u)); err != nil {
-			return e.fail(&fetch.Error{Op: "netrc", Kind: fetch.Usage, Err: err})
+			return nil, &fetch.Error{Op: "netrc", Kind: fetch.Usage, Err: err}
 		} else if ui != nil {
 			req.User = ui
 		}
 	}
-	if e.cfg.dryRun {
-		if e.msg != nil {
-			req.Message = bytes.NewReader(e.msg)
-		}
-		return e.plan(req, stdout)
-	}
-
-	var dest *fileOut
-	if name, err := e.outputName(u); err != nil {
-		return e.fail(&fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err})
-	} else if name != "" {
-		if u.Scheme == "telnet" && !e.cfg.head {
-			return e.fail(&fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage,
-				Err: errors.New("a telnet session runs on the terminal and cannot be saved to a file (drop -o/-O)")})
-		}
-		// With -I, the metadata goes to the file, as curl writes headers.
-		dest = &fileOut{final: name, resume: e.cfg.resume && !e.cfg.head}
-	}
-
-	retry := fetch.RetryPolicy{Attempts: e.cfg.retry}
-	for attempt := 1; ; attempt++ {
-		wrote, err := e.attempt(ctx, req, stdout, dest)
-		if err == nil {
-			return 0
-		}
-		wait, again := retry.Wait(req, attempt, err)
-		if !again || (dest == nil && wrote) || ctx.Err() != nil {
-			return e.fail(err)
-		}
-		if !e.cfg.silent {
-			e.errMu.Lock()
-			fmt.Fprintf(e.stderr, "fetch: %v; retrying in %v (%d of %d)\n", err, wait.Round(time.Millisecond), attempt, e.cfg.retry)
-			e.errMu.Unlock()
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return e.fail(&fetch.Error{Op: "fetch", URL: req.URL.Redacted(), Kind: fetch.KindOf(ctx.Err()), Err: ctx.Err()})
-		}
-	}
-}
-
-// attempt makes one try at a transfer. wrote reports whether any byte
-// reached stdout (after which a retry would duplicate output).
-func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writer, dest *fileOut) (wrote bool, err error) {
-	if e.cfg.maxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, e.cfg.maxTime)
-		defer cancel()
-	}
 	if e.msg != nil {
 		req.Message = bytes.NewReader(e.msg)
 	}
-	req.Offset = 0
-	if dest != nil {
+	dest, err := e.dest(u)
+	if err != nil {
+		return nil, err
+	}
+	if dest != nil && dest.resume {
 		off, err := dest.open()
+		dest.abort() // keeps FILE.part: it is reopened when the body comes
 		if err != nil {
-			return false, &fetch.Error{Op: "write", URL: req.URL.Redacted(), Kind: fetch.Other, Err: err}
+			return nil, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: err}
 		}
 		req.Offset = off
 	}
-	if e.cfg.menu && !e.cfg.head && dest == nil && ftpDirectory(req.URL) {
-		cw := &countWriter{w: stdout}
-		err := renderFTPMenu(ctx, e.client, cw, req)
-		return cw.n > 0, err
-	}
-	res, err := e.cfg.warc.do(ctx, e.client, req)
-	if err != nil {
-		if dest != nil {
-			dest.abort()
-		}
-		return false, err
-	}
-	defer res.Body.Close()
+	return req, nil
+}
 
+// dest returns the file a URL's bytes go to, or nil for stdout.
+func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
+	name, err := e.outputName(u)
+	if err != nil {
+		return nil, &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err}
+	}
+	if name == "" {
+		return nil, nil
+	}
+	if u.Scheme == "telnet" && !e.cfg.head {
+		return nil, &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage,
+			Err: errors.New("a telnet session runs on the terminal and cannot be saved to a file (drop -o/-O)")}
+	}
+	// With -I, the metadata goes to the file, as curl writes headers.
+	return &fileOut{final: name, resume: e.cfg.resume && !e.cfg.head}, nil
+}
+
+// onRetry tells of a retry on stderr.
+func (e *runEnv) onRetry(r *fetch.Result, err error, wait time.Duration) {
+	if e.cfg.silent {
+		return
+	}
+	e.errMu.Lock()
+	defer e.errMu.Unlock()
+	fmt.Fprintf(e.stderr, "fetch: %v; retrying in %v (%d of %d)\n", err, wait.Round(time.Millisecond), r.Attempt+1, e.cfg.retry)
+}
+
+// result takes one outcome of the batch: a final failure is reported; a
+// resource is written to its destination. An attempt that fails after
+// bytes reached stdout is not retried: they cannot be taken back.
+func (e *runEnv) result(ctx context.Context, r *fetch.Result, stdout io.Writer, prog *multiProgress) error {
+	if r.Err != nil {
+		e.failAt(r.Index, r.Err)
+		return nil
+	}
+	dest, err := e.dest(r.URL)
+	if err != nil {
+		return err
+	}
+	wrote, err := e.deliver(ctx, r.Resource, stdout, dest, prog)
+	if err != nil && wrote && dest == nil {
+		return fetch.NoRetry(err)
+	}
+	return err
+}
+
+// deliver writes a fetched resource to stdout or its file. wrote reports
+// whether any byte reached stdout (after which a retry would duplicate
+// output).
+func (e *runEnv) deliver(ctx context.Context, res *fetch.Resource, stdout io.Writer, dest *fileOut, prog *multiProgress) (wrote bool, err error) {
+	u := res.URL
 	switch {
 	case e.cfg.head && dest != nil:
-		return false, e.headToFile(req, res, dest)
+		if _, err := dest.open(); err != nil {
+			return false, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: err}
+		}
+		return false, e.headToFile(&fetch.Request{URL: u}, res, dest)
 	case e.cfg.head:
-		return true, e.printHead(stdout, res)
+		cw := &countWriter{w: stdout}
+		if err := e.printHead(cw, res); err != nil {
+			return cw.n > 0, err
+		}
+		if cw.werr != nil {
+			return cw.n > 0, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: cw.werr}
+		}
+		return true, nil
 	case res.Kind == fetch.KindSession:
 		if dest != nil {
 			dest.abort()
@@ -123,15 +122,21 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 
 	var w io.Writer = stdout
 	if dest != nil {
+		if _, err := dest.open(); err != nil {
+			return false, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: err}
+		}
 		if err := dest.startAt(res.Offset); err != nil {
 			dest.abort()
-			return false, &fetch.Error{Op: "write", URL: req.URL.Redacted(), Kind: fetch.Other, Err: err}
+			return false, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: err}
 		}
 		w = dest
 	}
 	cw := &countWriter{w: w}
 	var out io.Writer = cw
-	if p := e.progress(res); p != nil {
+	if pw, done := prog.wrap(res, cw); pw != nil {
+		out = pw
+		defer done()
+	} else if p := e.progress(res); p != nil {
 		out = p.wrap(cw)
 		defer p.done()
 	}
@@ -146,6 +151,9 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 	if err == nil && res.Size >= 0 && cw.n < res.Size && !e.cfg.menu {
 		err = fetch.Errorf(fetch.Incomplete, "got %d of %d bytes", cw.n, res.Size)
 	}
+	if err == nil && cw.werr != nil {
+		err = cw.werr // a writer that swallowed its own failure
+	}
 	if err == nil && dest != nil {
 		err = dest.commit()
 	}
@@ -154,10 +162,10 @@ func (e *runEnv) attempt(ctx context.Context, req *fetch.Request, stdout io.Writ
 			dest.abort()
 		}
 		if cw.werr != nil && errors.Is(err, cw.werr) {
-			return cw.n > 0, &fetch.Error{Op: "write", URL: req.URL.Redacted(), Kind: fetch.Other, Err: cw.werr}
+			return cw.n > 0, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: cw.werr}
 		}
 		if _, ok := err.(*fetch.Error); !ok {
-			err = &fetch.Error{Op: "fetch", URL: req.URL.Redacted(), Kind: fetch.KindOf(err), Err: err}
+			err = &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.KindOf(err), Err: err}
 		}
 		return cw.n > 0, err
 	}
@@ -181,22 +189,44 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// plan prints the protocol lines the request means (--dry-run).
-func (e *runEnv) plan(req *fetch.Request, stdout io.Writer) int {
-	lines, err := e.client.Plan(req)
-	if err != nil {
-		return e.fail(err)
+// plans prints, for each URL in order, the protocol lines it means
+// (--dry-run). Output that cannot be written is a failure.
+func (e *runEnv) plans(urls iter.Seq[string]) int {
+	i := 0
+	for raw := range urls {
+		r := &fetch.Result{Index: i, Input: raw}
+		i++
+		u, err := e.client.Parser.Parse(raw)
+		if err != nil {
+			e.failAt(r.Index, &fetch.Error{Kind: fetch.Malformed, Err: err})
+			continue
+		}
+		r.URL = u
+		req, err := e.request(r)
+		if err != nil {
+			e.failAt(r.Index, err)
+			continue
+		}
+		lines, err := e.client.Plan(req)
+		if err != nil {
+			e.failAt(r.Index, err)
+			continue
+		}
+		var b bytes.Buffer
+		if e.many {
+			fmt.Fprintf(&b, "# %s\n", u.Redacted())
+		}
+		for _, l := range lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+		if _, err := e.stdout.Write(b.Bytes()); err != nil {
+			e.writeFailed(r.Index, u.Redacted(), err)
+		}
 	}
-	var b bytes.Buffer
-	if len(e.cfg.urls) > 1 {
-		fmt.Fprintf(&b, "# %s\n", req.URL.Redacted())
-	}
-	for _, l := range lines {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	stdout.Write(b.Bytes())
-	return 0
+	e.failMu.Lock()
+	defer e.failMu.Unlock()
+	return e.failCode
 }
 
 // outputName returns the file a URL's bytes go to: -o, or with -O the URL's

@@ -207,8 +207,8 @@ func Run(t *testing.T, h fetch.Handler, cs Cases) {
 
 // closeStalled fetches a body that stalls after its first bytes, reads
 // them, and closes the body: from the test's goroutine, or, when duringRead,
-// while another goroutine's Read is blocked. Close must return within
-// stallBound, and the blocked Read must end with an error.
+// while another goroutine's Read is blocked (see CloseAbortsRead). Close
+// must return within stallBound.
 func closeStalled(t *testing.T, h fetch.Handler, u *url.URL, duringRead bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), stallIdle)
 	defer cancel()
@@ -220,39 +220,57 @@ func closeStalled(t *testing.T, h fetch.Handler, u *url.URL, duringRead bool) {
 		res.Body.Close()
 		t.Fatalf("first Read of the stalled body: %v", err)
 	}
-	readErr := make(chan error, 1)
 	if duringRead {
-		go func() {
-			buf := make([]byte, 32<<10)
-			for {
-				if _, err := res.Body.Read(buf); err != nil {
-					readErr <- err
-					return
-				}
-			}
-		}()
-		// The Read is blocked once the stalled stream's bytes are
-		// consumed; give it a moment to get there. Close must work
-		// whether or not it has.
-		time.Sleep(200 * time.Millisecond)
-	}
-	closed := make(chan error, 1)
-	go func() { closed <- res.Body.Close() }()
-	select {
-	case <-closed:
-	case <-time.After(stallBound):
-		t.Fatalf("Close of a stalled body took more than %v: it waits for the server instead of dropping the connection", stallBound)
-	}
-	if !duringRead {
+		CloseAbortsRead(t, res.Body)
 		return
 	}
+	closeWithin(t, res.Body)
+}
+
+// CloseAbortsRead reads body in another goroutine until the Read blocks on
+// a server that sends no more, then closes body from the test's goroutine.
+// It fails the test unless Close returns promptly and the blocked Read then
+// ends with an error other than io.EOF (a body cut by Close must not look
+// complete), as the fetch.Handler contract asks. It returns Close's error.
+func CloseAbortsRead(t testing.TB, body io.ReadCloser) error {
+	t.Helper()
+	readErr := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			if _, err := body.Read(buf); err != nil {
+				readErr <- err
+				return
+			}
+		}
+	}()
+	// The Read is blocked once the bytes the server sent are consumed;
+	// give it a moment to get there. Close must work whether or not it has.
+	time.Sleep(200 * time.Millisecond)
+	err := closeWithin(t, body)
 	select {
-	case err := <-readErr:
-		if err == io.EOF {
+	case rerr := <-readErr:
+		if rerr == io.EOF {
 			t.Errorf("the Read blocked during Close returned io.EOF: a cut body must not look complete")
 		}
 	case <-time.After(stallBound):
 		t.Fatal("Close did not abort the blocked Read")
+	}
+	return err
+}
+
+// closeWithin closes body and fails the test unless Close returns within
+// stallBound. It returns Close's error.
+func closeWithin(t testing.TB, body io.Closer) error {
+	t.Helper()
+	closed := make(chan error, 1)
+	go func() { closed <- body.Close() }()
+	select {
+	case err := <-closed:
+		return err
+	case <-time.After(stallBound):
+		t.Fatalf("Close of a stalled body took more than %v: it waits for the server instead of dropping the connection", stallBound)
+		return nil
 	}
 }
 

@@ -25,22 +25,9 @@ source "$(dirname "$0")/../lib.sh"
 name=busybox-telnetd
 dir=$IT_DIR/$name
 
-# unpack PKG: download the Debian package and unpack it into $dir/root.
-unpack() {
-	mkdir -p "$dir/deb" "$dir/root"
-	if [ ! -e "$IT_DIR/.apt-updated" ]; then
-		apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && touch "$IT_DIR/.apt-updated"
-	fi
-	(cd "$dir/deb" && apt-get download "$@" >&2)
-	local deb
-	for deb in "$dir"/deb/*.deb; do
-		dpkg-deb -x "$deb" "$dir/root"
-	done
-}
-
 start() {
 	mkdir -p "$dir"
-	[ -x "$dir/root/bin/busybox" ] || unpack busybox-static
+	[ -x "$dir/root/bin/busybox" ] || unpack_deb "$dir" busybox-static
 	cat >"$dir/login.sh" <<-'LOGIN'
 		#!/bin/bash
 		# The login program telnetd runs on the session's terminal.

@@ -25,26 +25,13 @@ source "$(dirname "$0")/../lib.sh"
 name=proftpd
 dir=$IT_DIR/$name
 
-# unpack PKG...: download the Debian packages and unpack them into $dir/root.
-unpack() {
-	mkdir -p "$dir/deb" "$dir/root"
-	if [ ! -e "$IT_DIR/.apt-updated" ]; then
-		apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && touch "$IT_DIR/.apt-updated"
-	fi
-	(cd "$dir/deb" && apt-get download "$@" >&2)
-	local deb
-	for deb in "$dir"/deb/*.deb; do
-		dpkg-deb -x "$deb" "$dir/root"
-	done
-}
-
 start() {
 	if [ "$(id -u)" -ne 0 ]; then
 		log "servers/proftpd.sh needs root (proftpd chroots anonymous logins)"
 		return 1
 	fi
 	need_pkgs libhiredis0.14 libmemcached11 libmemcachedutil2 libpcre2-posix3
-	[ -x "$dir/root/usr/sbin/proftpd" ] || unpack proftpd-core
+	[ -x "$dir/root/usr/sbin/proftpd" ] || unpack_deb "$dir" proftpd-core
 	mkdir -p "$dir/anon/pub/sub" "$dir/run"
 	chmod 711 "$IT_DIR"
 	chmod 755 "$dir" "$dir/anon"
@@ -64,6 +51,18 @@ start() {
 	port=$(free_port)
 	lport=$(free_port)
 	while [ "$lport" = "$port" ]; do lport=$(free_port); done
+	# The anonymous tree, read-only, served on both ports.
+	cat >"$dir/anon.conf" <<-EOF
+		<Anonymous $dir/anon>
+			User nobody
+			Group nogroup
+			UserAlias anonymous nobody
+			RequireValidShell off
+			<Limit WRITE>
+				DenyAll
+			</Limit>
+		</Anonymous>
+	EOF
 	cat >"$dir/proftpd.conf" <<-EOF
 		ServerType standalone
 		ServerName "fetch-it proftpd"
@@ -86,15 +85,7 @@ start() {
 		RequireValidShell off
 		UseFtpUsers off
 		AuthOrder mod_auth_unix.c
-		<Anonymous $dir/anon>
-			User nobody
-			Group nogroup
-			UserAlias anonymous nobody
-			RequireValidShell off
-			<Limit WRITE>
-				DenyAll
-			</Limit>
-		</Anonymous>
+		Include $dir/anon.conf
 		# The same tree on a second port, without MLST in FEAT: its
 		# listings are LIST's.
 		<VirtualHost 127.0.0.1>
@@ -102,15 +93,7 @@ start() {
 			FactsAdvertise off
 			RequireValidShell off
 			UseFtpUsers off
-			<Anonymous $dir/anon>
-				User nobody
-				Group nogroup
-				UserAlias anonymous nobody
-				RequireValidShell off
-				<Limit WRITE>
-					DenyAll
-				</Limit>
-			</Anonymous>
+			Include $dir/anon.conf
 		</VirtualHost>
 	EOF
 	start_bg "$name" "$dir/root/usr/sbin/proftpd" --nodaemon -c "$dir/proftpd.conf"

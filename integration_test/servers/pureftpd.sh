@@ -22,26 +22,13 @@ dir=$IT_DIR/$name
 user=fetchit
 pass=pure-it-pass
 
-# unpack PKG...: download the Debian packages and unpack them into $dir/root.
-unpack() {
-	mkdir -p "$dir/deb" "$dir/root"
-	if [ ! -e "$IT_DIR/.apt-updated" ]; then
-		apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && touch "$IT_DIR/.apt-updated"
-	fi
-	(cd "$dir/deb" && apt-get download "$@" >&2)
-	local deb
-	for deb in "$dir"/deb/*.deb; do
-		dpkg-deb -x "$deb" "$dir/root"
-	done
-}
-
 start() {
 	if [ "$(id -u)" -ne 0 ]; then
 		log "servers/pureftpd.sh needs root (pure-ftpd chroots its users)"
 		return 1
 	fi
 	need_pkgs libsodium23 libcap2
-	[ -x "$dir/root/usr/sbin/pure-ftpd" ] || unpack pure-ftpd
+	[ -x "$dir/root/usr/sbin/pure-ftpd" ] || unpack_deb "$dir" pure-ftpd
 	mkdir -p "$dir/home/pub/sub"
 	chmod 711 "$IT_DIR"
 	chmod 755 "$dir" "$dir/home"

@@ -108,12 +108,9 @@ func (c *ctrl) watch(ctx context.Context, trace *fetch.Trace) {
 }
 
 // setIdle sets the longest wait for one whole reply: the request's idle
-// timeout (zero means 60 seconds).
+// timeout.
 func (c *ctrl) setIdle(req *fetch.Request) {
-	c.idle = req.IdleTimeout
-	if c.idle <= 0 {
-		c.idle = 60 * time.Second
-	}
+	c.idle = req.EffectiveIdleTimeout()
 }
 
 // unwatch ends the tie to the current request's context and reports
@@ -143,7 +140,7 @@ func (c *ctrl) send(line, shown string) error {
 	if i := strings.IndexAny(line, "\r\n\x00"); i >= 0 {
 		return fetch.Errorf(fetch.Refused, "%s: a decoded CR, LF or NUL would reach the command line (RFC 1738 §6)", fetch.Sanitize(shown))
 	}
-	c.trace.Send(fetch.Sanitize(shown))
+	c.trace.Send(shown)
 	if err := c.w.PrintfLine("%s", line); err != nil {
 		return c.ioErr(shown, err)
 	}
@@ -168,7 +165,7 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 		parent = context.Background()
 	}
 	if d <= 0 {
-		d = 60 * time.Second
+		d = fetch.DefaultIdleTimeout
 	}
 	rctx, cancel := context.WithTimeoutCause(parent, d, &replyTimeout{d: d})
 	stop := c.raw.Watch(rctx)
@@ -196,7 +193,7 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 			if i == len(lines)-1 {
 				sep = " "
 			}
-			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, fetch.Sanitize(l)))
+			c.trace.Recv(fmt.Sprintf("%d%s%s", code, sep, l))
 		}
 	}
 	return code, msg, nil

@@ -129,7 +129,7 @@ func (c *ctrl) active(req *fetch.Request) (*dataSetup, error) {
 	if err != nil {
 		return nil, fetch.Errorf(fetch.Connect, "active mode: listening: %w", err)
 	}
-	ds := &dataSetup{ln: ln, peer: c.peerIP(), idle: req.IdleTimeout}
+	ds := &dataSetup{ln: ln, peer: c.peerIP(), idle: req.EffectiveIdleTimeout()}
 	port := ln.Addr().(*net.TCPAddr).Port
 	if !c.noEPRT {
 		af := 1
@@ -175,12 +175,8 @@ func (ds *dataSetup) finish(ctx context.Context, c *ctrl) (dataConn, error) {
 		return dataConn{}, err
 	}
 	if ds.ln != nil {
-		idle := ds.idle
-		if idle <= 0 {
-			idle = 60 * time.Second
-		}
-		ds.ln.SetDeadline(time.Now().Add(idle))
-		stopLn := context.AfterFunc(ctx, func() { ds.ln.SetDeadline(time.Unix(1, 0)) })
+		ds.ln.SetDeadline(time.Now().Add(ds.idle))
+		stopLn := context.AfterFunc(ctx, func() { ds.ln.SetDeadline(fetch.Past()) })
 		nc, err := ds.ln.AcceptTCP()
 		stopLn()
 		ds.ln.Close()

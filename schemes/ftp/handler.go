@@ -279,7 +279,7 @@ func (h *Handler) head(c *ctrl, req *fetch.Request, j job) (*fetch.Resource, err
 func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (*fetch.Resource, error) {
 	res := fileResource(req, j)
 	if j.guess {
-		c.trace.Notef("no typecode: TYPE %s, for %s (RFC 1738 §3.2.3)", j.typ, fetch.Sanitize(j.why))
+		c.trace.Notef("no typecode: TYPE %s, for %s (RFC 1738 §3.2.3)", j.typ, j.why)
 	}
 	if err := c.setType(j.typ); err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 func TestParseLIST(t *testing.T) {
@@ -157,18 +158,8 @@ func listAll(t *testing.T, h *Handler, u string) ([]fetch.Entry, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	defer l.Close()
-	var out []fetch.Entry
-	for {
-		e, err := l.Next()
-		if err == io.EOF {
-			return out, l.Skipped(), nil
-		}
-		if err != nil {
-			return out, l.Skipped(), err
-		}
-		out = append(out, e)
-	}
+	es, err := fetchtest.Entries(l)
+	return es, l.Skipped(), err
 }
 
 // brief is an entry as "kind url size".

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -45,21 +44,12 @@ func EntryURL(dir *url.URL, name string) string {
 // segmentsURL returns the URL of dir's server (scheme, user without the
 // password, host, port) with the path of segs, each escaped.
 func segmentsURL(dir *url.URL, segs []string) string {
-	var b strings.Builder
-	b.WriteString(dir.Scheme)
-	b.WriteString("://")
+	server := url.URL{Scheme: dir.Scheme, Hier: true, Host: dir.Host, Port: dir.Port}
 	if dir.User != nil {
-		b.WriteString(url.EscapeUserinfo(dir.User.Username))
-		b.WriteByte('@')
+		server.User = url.User(dir.User.Username)
 	}
-	if strings.IndexByte(dir.Host, ':') >= 0 {
-		b.WriteString("[" + dir.Host + "]")
-	} else {
-		b.WriteString(dir.Host)
-	}
-	if dir.Port != 0 {
-		b.WriteString(":" + strconv.Itoa(dir.Port))
-	}
+	var b strings.Builder
+	b.WriteString(server.String())
 	for _, s := range segs {
 		b.WriteByte('/')
 		b.WriteString(url.EscapeSegment(s))

@@ -203,14 +203,14 @@ func (h *Handler) send(ctx context.Context, req *fetch.Request, rl relay, creds 
 	if tlsConfig.ServerName == "" {
 		tlsConfig.ServerName = rl.host
 	}
-	c := newClient(conn, false, req.Trace, req.IdleTimeout)
+	c := newClient(conn, false, req.Trace, req.EffectiveIdleTimeout())
 	defer func() { c.conn.Close() }()
 	if rl.implicit {
 		tc := tls.Client(conn, tlsConfig)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			return "", fetch.Errorf(fetch.Connect, "TLS with the relay: %w", err)
 		}
-		c = newClient(tc, true, req.Trace, req.IdleTimeout)
+		c = newClient(tc, true, req.Trace, req.EffectiveIdleTimeout())
 	}
 	if _, _, err := c.reply(220); err != nil {
 		return "", classify(err, "the greeting")

@@ -64,11 +64,8 @@ func (l *limitReader) Read(p []byte) (int, error) {
 }
 
 // newClient starts a conversation on conn, each reply of which must come
-// whole within idle (zero: 60 seconds).
+// whole within idle.
 func newClient(conn net.Conn, isTLS bool, trace *fetch.Trace, idle time.Duration) *client {
-	if idle <= 0 {
-		idle = 60 * time.Second
-	}
 	c := &client{conn: conn, tls: isTLS, trace: trace}
 	c.lim = &limitReader{r: conn, idle: idle}
 	c.lim.reset()
@@ -85,7 +82,7 @@ func (c *client) reply(want int) (int, string, error) {
 	code, msg, err := c.r.ReadResponse(want)
 	if code != 0 {
 		for _, l := range strings.Split(msg, "\n") {
-			c.trace.Recv(fmt.Sprintf("%d %s", code, fetch.Sanitize(l)))
+			c.trace.Recv(fmt.Sprintf("%d %s", code, l))
 		}
 	}
 	return code, msg, err

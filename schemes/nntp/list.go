@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net"
 	"net/mail"
 	"strings"
 
@@ -52,23 +51,7 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 
 // base is the start of the nntp URLs of a target's entries:
 // "nntp://host:port/" (nntps for TLS).
-func base(t *target) string {
-	scheme := "nntp"
-	if t.tls {
-		scheme = "nntps"
-	}
-	host, port, err := net.SplitHostPort(t.addr)
-	if err != nil {
-		host, port = t.addr, ""
-	}
-	if strings.IndexByte(host, ':') >= 0 {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return scheme + "://" + host + "/"
-}
+func base(t *target) string { return t.server().String() + "/" }
 
 // entryOf parses one line of an overview (RFC 3977 §8.3: number, subject,
 // from, date, message-id, references, bytes, lines) or of a group list

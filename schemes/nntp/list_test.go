@@ -3,11 +3,11 @@ package nntp
 import (
 	"context"
 	"errors"
-	"io"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 func listAll(t *testing.T, h *Handler, raw string) ([]fetch.Entry, error) {
@@ -18,18 +18,7 @@ func listAll(t *testing.T, h *Handler, raw string) ([]fetch.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer l.Close()
-	var es []fetch.Entry
-	for {
-		e, err := l.Next()
-		if err == io.EOF {
-			return es, nil
-		}
-		if err != nil {
-			return es, err
-		}
-		es = append(es, e)
-	}
+	return fetchtest.Entries(l)
 }
 
 func TestListOverview(t *testing.T) {

@@ -82,7 +82,7 @@ func overviewEntry(res *fetch.Resource, line string) string {
 	num, subject, from, id := f[0], f[1], f[2], strings.TrimSuffix(strings.TrimPrefix(f[4], "<"), ">")
 	var link string
 	if u := res.URL; u != nil && (u.Scheme == "nntp" || u.Scheme == "nntps") && digits(num) {
-		link = u.Scheme + "://" + hostPort(u) + "/" + url.Escape(res.Extra["nntp-group"], "") + "/" + num
+		link = serverURL(u) + "/" + url.Escape(res.Extra["nntp-group"], "") + "/" + num
 	} else if id != "" {
 		link = newsScheme(res) + ":" + url.Escape(id, ";/?:&=@")
 	}
@@ -125,7 +125,7 @@ func groupEntry(res *fetch.Resource, list, line string) string {
 	}
 	var link string
 	if u := res.URL; u != nil && (u.Scheme == "nntp" || u.Scheme == "nntps") {
-		link = u.Scheme + "://" + hostPort(u) + "/" + url.Escape(group, "")
+		link = serverURL(u) + "/" + url.Escape(group, "")
 	} else {
 		link = newsScheme(res) + ":" + url.Escape(group, "")
 	}
@@ -140,16 +140,10 @@ func newsScheme(res *fetch.Resource) string {
 	return "news"
 }
 
-// hostPort formats the URL's host, and its port when one was given.
-func hostPort(u *url.URL) string {
-	h := u.Host
-	if strings.IndexByte(h, ':') >= 0 {
-		h = "[" + h + "]"
-	}
-	if u.Port != 0 {
-		h += ":" + strconv.Itoa(u.Port)
-	}
-	return h
+// serverURL is "scheme://host[:port]" of u: its server, without user or
+// path.
+func serverURL(u *url.URL) string {
+	return (&url.URL{Scheme: u.Scheme, Hier: true, Host: u.Host, Port: u.Port}).String()
 }
 
 // visible escapes the characters of server text that could act on a

@@ -408,8 +408,8 @@ func TestServerSetting(t *testing.T) {
 		h := &Handler{Server: tt.server}
 		tg := &target{tls: tt.tls}
 		err := h.server(tg)
-		if (err == nil) != tt.ok || (tt.ok && tg.addr != tt.want) {
-			t.Errorf("server(%q, tls=%v) = %q, %v; want %q, ok=%v", tt.server, tt.tls, tg.addr, err, tt.want, tt.ok)
+		if (err == nil) != tt.ok || (tt.ok && tg.addr() != tt.want) {
+			t.Errorf("server(%q, tls=%v) = %q, %v; want %q, ok=%v", tt.server, tt.tls, tg.addr(), err, tt.want, tt.ok)
 		}
 	}
 }

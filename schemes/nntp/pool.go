@@ -17,7 +17,7 @@ type poolKey struct {
 }
 
 func keyFor(req *fetch.Request, t *target) poolKey {
-	k := poolKey{addr: t.addr, tls: t.tls}
+	k := poolKey{addr: t.addr(), tls: t.tls}
 	if c := req.Credentials(); c != nil {
 		k.user, k.pass, k.hasUser = c.Username, c.Password, true
 	}
@@ -48,7 +48,7 @@ func (h *Handler) checkout(ctx context.Context, req *fetch.Request, t *target) (
 		s.prompt = req.Prompt
 		s.replies = 0
 		s.stop = s.raw.Watch(ctx)
-		s.trace.Notef("reusing the connection to %s", t.addr)
+		s.trace.Notef("reusing the connection to %s", t.addr())
 		return s, true, nil
 	}
 	s, err = dial(ctx, req, t, key)
@@ -96,5 +96,5 @@ func (h *Handler) Address(req *fetch.Request) string {
 	if err != nil {
 		return ""
 	}
-	return t.addr
+	return t.addr()
 }

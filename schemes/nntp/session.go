@@ -47,7 +47,7 @@ const bufSize = 32 << 10
 // reads the greeting, and switches the server to reader mode when it asks
 // for that. The session is tied to ctx until release.
 func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey) (*session, error) {
-	raw, err := req.Dial(ctx, "tcp", t.addr)
+	raw, err := req.Dial(ctx, "tcp", t.addr())
 	if err != nil {
 		return nil, err
 	}
@@ -73,11 +73,7 @@ func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey) (*ses
 		s.trace.Notef("TLS %s with %s", tls.VersionName(tc.ConnectionState().Version), t.host)
 		s.nc = tc
 	}
-	idle := req.IdleTimeout
-	if idle <= 0 {
-		idle = fetch.DefaultIdleTimeout
-	}
-	s.clock = &replyClock{r: s.nc, idle: idle}
+	s.clock = &replyClock{r: s.nc, idle: req.EffectiveIdleTimeout()}
 	s.r = textproto.NewReader(bufio.NewReaderSize(s.clock, bufSize))
 	s.w = textproto.NewWriter(bufio.NewWriter(s.nc))
 	if err := s.start(); err != nil {
@@ -162,7 +158,7 @@ func (s *session) readReply() (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	s.trace.Recv(fetch.Sanitize(line))
+	s.trace.Recv(line)
 	r, err := parseReply(line)
 	if err != nil {
 		s.broken = true

@@ -23,8 +23,8 @@ const (
 
 // target is what a URL means: where to connect and what to ask.
 type target struct {
-	addr    string // host:port
-	host    string // for TLS verification
+	host    string // the server's name or address, also for TLS verification
+	port    int
 	tls     bool
 	what    what
 	group   string // articleByNumber, overview
@@ -33,6 +33,19 @@ type target struct {
 	wildmat string // groupList: "" for all groups
 	descr   bool   // groupList: LIST NEWSGROUPS (descriptions)
 }
+
+// server is the URL of the target's server, with its port and no path:
+// "nntp://host:port" (nntps for TLS).
+func (t *target) server() *url.URL {
+	scheme := "nntp"
+	if t.tls {
+		scheme = "nntps"
+	}
+	return &url.URL{Scheme: scheme, Hier: true, Host: t.host, Port: t.port}
+}
+
+// addr is the server's "host:port", to dial.
+func (t *target) addr() string { return t.server().HostPort() }
 
 // maxArg bounds a group name or message-id (RFC 3977 §3.6 caps message-ids
 // at 250 octets; group names are shorter in practice).
@@ -46,8 +59,7 @@ func (h *Handler) resolve(u *url.URL, needServer bool) (*target, error) {
 	switch u.Scheme {
 	case "nntp", "nntps":
 		t.tls = u.Scheme == "nntps"
-		t.host = u.Host
-		t.addr = u.HostPort()
+		t.host, t.port = u.Host, u.EffectivePort()
 		if u.Host == "" {
 			return nil, fetch.Errorf(fetch.Malformed, "%s URL without a host", u.Scheme)
 		}
@@ -128,24 +140,14 @@ func (h *Handler) newsHost(t *target, u *url.URL, v url.News) (url.News, bool, e
 	if hostport == "" {
 		return nv, false, nil
 	}
-	port := "119"
-	if t.tls {
-		port = "563"
-	}
-	host := hostport
-	if hh, p, err := net.SplitHostPort(hostport); err == nil {
-		host, port = hh, p
-	} else {
-		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	}
-	n, err := strconv.Atoi(port)
-	if err != nil || n < 1 || n > 65535 || host == "" || strings.ContainsAny(host, "@/ \t\r\n\x00") {
+	host, n, ok := t.splitServer(hostport)
+	if !ok || strings.ContainsAny(host, "@/ \t\r\n\x00") {
 		return nv, false, fetch.Errorf(fetch.Malformed, "%s URL names the server %q, which is not HOST or HOST:PORT (RFC 5538)", u.Scheme, hostport)
 	}
 	if err := (fetch.Policy{}).Check(&url.URL{Scheme: u.Scheme, Host: host, Port: n}); err != nil {
 		return nv, false, err
 	}
-	t.host, t.addr = host, net.JoinHostPort(host, port)
+	t.host, t.port = host, n
 	return nv, true, nil
 }
 
@@ -166,21 +168,31 @@ func (h *Handler) server(t *target) error {
 	if s == "" {
 		return &fetch.Error{Kind: fetch.Usage, Err: ErrNoServer}
 	}
-	port := "119"
-	if t.tls {
-		port = "563"
-	}
-	host, p, err := net.SplitHostPort(s)
-	if err != nil {
-		// No port: a name, an address, or a bracketed IPv6 literal.
-		host = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
-		p = port
-	}
-	if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 || host == "" {
+	host, n, ok := t.splitServer(s)
+	if !ok {
 		return fetch.Errorf(fetch.Usage, "%s %q is not HOST or HOST:PORT", src, s)
 	}
-	t.host, t.addr = host, net.JoinHostPort(host, p)
+	t.host, t.port = host, n
 	return nil
+}
+
+// splitServer reads a server as "host", "host:port" or "[v6]:port"; the
+// port is 119 (563 for TLS) unless given. ok is false when there is no
+// host or the port is not one.
+func (t *target) splitServer(s string) (host string, port int, ok bool) {
+	p := "119"
+	if t.tls {
+		p = "563"
+	}
+	host, pp, err := net.SplitHostPort(s)
+	if err == nil {
+		p = pp
+	} else {
+		// No port: a name, an address, or a bracketed IPv6 literal.
+		host = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+	}
+	port, err = strconv.Atoi(p)
+	return host, port, err == nil && port >= 1 && port <= 65535 && host != ""
 }
 
 // checkArgs refuses a group name or message-id that would not survive as

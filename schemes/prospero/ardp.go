@@ -48,15 +48,10 @@ type session struct {
 	closeOnce  sync.Once
 }
 
-var longAgo = time.Unix(1, 0)
-
 // newSession wraps a connected UDP socket and ties it to ctx until close.
 func newSession(ctx context.Context, conn net.Conn, trace *fetch.Trace, retransmit, idle time.Duration, cid uint16) *session {
 	if retransmit <= 0 {
 		retransmit = defaultRetransmit
-	}
-	if idle <= 0 {
-		idle = 60 * time.Second
 	}
 	if cid == 0 {
 		cid = 1
@@ -65,7 +60,7 @@ func newSession(ctx context.Context, conn net.Conn, trace *fetch.Trace, retransm
 	l.stop = context.AfterFunc(ctx, func() {
 		err := context.Cause(ctx)
 		l.cause.Store(&err)
-		conn.SetDeadline(longAgo)
+		conn.SetDeadline(fetch.Past())
 	})
 	return l
 }

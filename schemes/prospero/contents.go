@@ -40,7 +40,7 @@ func (h *Handler) contents(s *session, req *fetch.Request, t target) (io.ReadClo
 			if err != nil && err != io.EOF {
 				return nil, wrapReply(err)
 			}
-			req.Trace.Recv(fetch.Sanitize(joinLine(toks, line)))
+			req.Trace.Recv(joinLine(toks, line))
 			continue
 		}
 		if toks[0] != "ATTRIBUTE" || len(toks) < 6 || toks[3] != "CONTENTS" || toks[5] != "DATA" {
@@ -49,7 +49,7 @@ func (h *Handler) contents(s *session, req *fetch.Request, t target) (io.ReadClo
 				return nil, wrapReply(err)
 			}
 			all := joinLine(toks, line)
-			req.Trace.Recv(fetch.Sanitize(all))
+			req.Trace.Recv(all)
 			rest, err := tokenize(line)
 			if err != nil {
 				return nil, wrapReply(err)
@@ -59,7 +59,7 @@ func (h *Handler) contents(s *session, req *fetch.Request, t target) (io.ReadClo
 			}
 			return nil, fetch.Errorf(fetch.Protocol, "GET-OBJECT-INFO CONTENTS: unexpected reply %q", truncate(all))
 		}
-		req.Trace.Recv(fetch.Sanitize(strings.Join(toks, " ") + " ..."))
+		req.Trace.Recv(strings.Join(toks, " ") + " ...")
 		return &contentsBody{s: s, br: br, data: &dataReader{r: br}}, nil
 	}
 }

@@ -141,17 +141,13 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 
 // dial opens the UDP socket to t's server and ties it to ctx.
 func (h *Handler) dial(ctx context.Context, req *fetch.Request, t target) (*session, error) {
-	c, err := req.Dial(ctx, "udp", t.addr())
+	c, err := req.Dial(ctx, "udp", t.server().HostPort())
 	if err != nil {
 		return nil, err
 	}
-	idle := req.IdleTimeout
-	if idle <= 0 {
-		idle = 60 * time.Second
-	}
 	var b [2]byte
 	rand.Read(b[:])
-	return newSession(ctx, c.Conn, req.Trace, h.Retransmit, idle, binary.BigEndian.Uint16(b[:])), nil
+	return newSession(ctx, c.Conn, req.Trace, h.Retransmit, req.EffectiveIdleTimeout(), binary.BigEndian.Uint16(b[:])), nil
 }
 
 // ask sends one request and returns its reply stream.

@@ -96,7 +96,7 @@ func (b *listBody) next() error {
 			}
 			return wrapReply(err)
 		}
-		b.trace.Recv(fetch.Sanitize(line))
+		b.trace.Recv(line)
 		toks, err := tokenize(line)
 		if err != nil {
 			return wrapReply(err)
@@ -110,7 +110,7 @@ func (b *listBody) next() error {
 			if u, ok := b.linkURL(toks); ok {
 				pu, err := url.Parse(u)
 				if err != nil {
-					b.trace.Notef("skipping a link whose URL does not parse: %s", fetch.Sanitize(truncate(line)))
+					b.trace.Notef("skipping a link whose URL does not parse: %s", truncate(line))
 					continue
 				}
 				b.out = append(append(b.out[:0], u...), '\n')
@@ -120,7 +120,7 @@ func (b *listBody) next() error {
 				}
 				return nil
 			}
-			b.trace.Notef("skipping a link this client cannot name as a URL: %s", fetch.Sanitize(truncate(line)))
+			b.trace.Notef("skipping a link this client cannot name as a URL: %s", truncate(line))
 		case "VERSION", "WARNING", "ATTRIBUTE", "UNRESOLVED", "FILTER":
 			// the server's version, advisories, or detail we did not ask for
 		case "NONE-FOUND":

@@ -72,7 +72,7 @@ func readInfo(r io.Reader, trace *fetch.Trace) (*info, error) {
 		if err != nil {
 			return nil, wrapReply(err)
 		}
-		trace.Recv(fetch.Sanitize(line))
+		trace.Recv(line)
 		toks, err := tokenize(line)
 		if err != nil {
 			return nil, wrapReply(err)

@@ -20,9 +20,14 @@ type target struct {
 	version string // the object version: "0" for the current one
 }
 
-// addr is host:port for dialing.
-func (t target) addr() string {
-	return net.JoinHostPort(t.host, strconv.Itoa(t.port))
+// server is the URL of t's server, without a path: its HostPort is the
+// address to dial, its String the start of t's URL.
+func (t target) server() *url.URL {
+	port := t.port
+	if port == defaultPort {
+		port = 0
+	}
+	return &url.URL{Scheme: "prospero", Hier: true, Host: t.host, Port: port}
 }
 
 // targetOf returns the object a prospero URL names: the decoded hsoname up
@@ -119,15 +124,7 @@ func resolveServer(from target, spec string) (host string, port int, ok bool) {
 // current one as an OBJECT-VERSION field.
 func urlOf(t target) string {
 	var b strings.Builder
-	b.WriteString("prospero://")
-	if strings.IndexByte(t.host, ':') >= 0 {
-		b.WriteString("[" + t.host + "]")
-	} else {
-		b.WriteString(t.host)
-	}
-	if t.port != 0 && t.port != defaultPort {
-		b.WriteString(":" + strconv.Itoa(t.port))
-	}
+	b.WriteString(t.server().String())
 	b.WriteByte('/')
 	for i, seg := range strings.Split(t.hsoname, "/") {
 		if i > 0 {

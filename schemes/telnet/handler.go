@@ -171,9 +171,9 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request) (*Session, error
 		return nil, err
 	}
 	w, ht := windowSize(h.Width, h.Height)
-	s := newSession(ctx, conn.Conn, req.IdleTimeout, req.Trace, w, ht)
+	s := newSession(ctx, conn.Conn, req.EffectiveIdleTimeout(), req.Trace, w, ht)
 	if h.Login && creds != nil {
-		if err := s.login(creds, loginRE, passRE, req.IdleTimeout); err != nil {
+		if err := s.login(creds, loginRE, passRE, req.EffectiveIdleTimeout()); err != nil {
 			s.Close()
 			return nil, err
 		}

@@ -6,7 +6,8 @@ import (
 	"io"
 	"os"
 	"syscall"
-	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // interruptible returns a reader of f whose pending Read release ends, so
@@ -26,7 +27,7 @@ func interruptible(f *os.File) (io.Reader, func()) {
 	}
 	nf := os.NewFile(uintptr(dup), f.Name())
 	return nf, func() {
-		nf.SetReadDeadline(time.Unix(1, 0))
+		nf.SetReadDeadline(fetch.Past())
 		nf.Close()
 		syscall.SetNonblock(fd, false)
 	}

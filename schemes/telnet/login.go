@@ -11,13 +11,10 @@ import (
 
 // login waits for the login prompt and types the user, then, when there is
 // a password, waits for the password prompt, types it, and reads the
-// server's verdict (see verdict). Each prompt must appear within timeout
-// (zero: 60 seconds). What was read on the way stays readable: the
-// caller's first Read returns the banner and prompts.
+// server's verdict (see verdict). Each prompt must appear within timeout.
+// What was read on the way stays readable: the caller's first Read returns
+// the banner and prompts.
 func (s *Session) login(creds *url.Userinfo, loginRE, passRE *regexp.Regexp, timeout time.Duration) error {
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
 	var seen []byte
 	defer func() {
 		s.rmu.Lock()

@@ -70,20 +70,15 @@ var _ io.ReadWriteCloser = (*Session)(nil)
 // writes wait at most idle, and ties it to ctx until Close. NAWS reports
 // width×height.
 func newSession(ctx context.Context, conn net.Conn, idle time.Duration, trace *fetch.Trace, width, height int) *Session {
-	if idle <= 0 {
-		idle = 60 * time.Second
-	}
 	s := &Session{raw: conn, ctx: ctx, idle: idle, trace: trace, width: width, height: height}
 	s.tc, _ = ztelnet.NewConn(wire{Conn: conn, s: s}) // NewConn never fails
 	s.stop = context.AfterFunc(ctx, func() {
 		s.dlMu.Lock()
-		s.raw.SetDeadline(longAgo)
+		s.raw.SetDeadline(fetch.Past())
 		s.dlMu.Unlock()
 	})
 	return s
 }
-
-var longAgo = time.Unix(1, 0)
 
 // wire is the connection as the telnet library sees it: its writes (the
 // session's text and the library's option replies alike) wait at most the

@@ -453,19 +453,5 @@ func TestPipeTimeoutNamesURL(t *testing.T) {
 func TestCloseAbortsRead(t *testing.T) {
 	addr, _ := serve(t, drain)
 	s := open(t, &Handler{}, "telnet://"+addr, nil)
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.Read(make([]byte, 100))
-		done <- err
-	}()
-	time.Sleep(100 * time.Millisecond)
-	s.Close()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Error("Read after Close: nil error, want a failure")
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("Close did not end the blocked Read")
-	}
+	fetchtest.CloseAbortsRead(t, s)
 }

@@ -3,11 +3,11 @@ package wais
 import (
 	"context"
 	"errors"
-	"io"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 func TestList(t *testing.T) {
@@ -18,17 +18,9 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	var es []fetch.Entry
-	for {
-		e, err := l.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		es = append(es, e)
+	es, err := fetchtest.Entries(l)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(es) != 2 {
 		t.Fatalf("%d entries %+v, want 2", len(es), es)
@@ -62,19 +54,5 @@ func TestCloseAbortsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := io.ReadAll(res.Body)
-		done <- err
-	}()
-	time.Sleep(100 * time.Millisecond)
-	res.Body.Close()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Error("ReadAll after Close: nil error, want a failure")
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("Close did not end the blocked Read")
-	}
+	fetchtest.CloseAbortsRead(t, res.Body)
 }

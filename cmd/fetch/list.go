@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// listAll lists each URL (--list): one entry URL a line, or with --json one
+// object per entry with the same keys for every scheme. It returns the exit
+// code of the first failure in order.
+func (e *runEnv) listAll(ctx context.Context, urls iter.Seq[string]) int {
+	i := 0
+	for raw := range urls {
+		r := &fetch.Result{Index: i, Input: raw}
+		i++
+		if ctx.Err() != nil {
+			e.failAt(r.Index, fetch.Wrap(fetch.Canceled, context.Cause(ctx)))
+			break
+		}
+		u, err := e.client.Parser.Parse(raw)
+		if err != nil {
+			e.failAt(r.Index, &fetch.Error{Kind: fetch.Malformed, Err: err})
+			continue
+		}
+		r.URL = u
+		req, err := e.request(r)
+		if err != nil {
+			e.failAt(r.Index, err)
+			continue
+		}
+		l, err := e.client.List(ctx, req)
+		if err != nil {
+			e.failAt(r.Index, err)
+			continue
+		}
+		err = writeListing(e.stdout, l, e.cfg.json)
+		l.Close()
+		var we writeError
+		switch {
+		case errors.As(err, &we):
+			e.writeFailed(r.Index, u.Redacted(), we.err)
+		case err != nil:
+			e.failAt(r.Index, err)
+		}
+		if n := l.Skipped(); n > 0 && !e.cfg.silent {
+			e.errMu.Lock()
+			fmt.Fprintf(e.stderr, "fetch: %s: %d listing lines could not be parsed and were skipped\n", u.Redacted(), n)
+			e.errMu.Unlock()
+		}
+	}
+	e.failMu.Lock()
+	defer e.failMu.Unlock()
+	return e.failCode
+}
+
+// listEntry is an entry as --list --json prints it: the same keys for
+// every scheme, null where the protocol did not tell.
+type listEntry struct {
+	Name    string  `json:"name"`
+	URL     string  `json:"url"`
+	Kind    string  `json:"kind"`
+	Size    *int64  `json:"size"`
+	ModTime *string `json:"modtime"`
+	Type    *string `json:"type"`
+}
+
+// writeError is a failure to write the listing, told apart from a failure
+// to read it.
+type writeError struct{ err error }
+
+func (e writeError) Error() string { return e.err.Error() }
+
+// writeListing writes every entry of l to w.
+func writeListing(w io.Writer, l *fetch.Listing, asJSON bool) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for {
+		ent, err := l.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			bw.Flush()
+			return err
+		}
+		u := ""
+		if ent.URL != nil {
+			u = ent.URL.Redacted()
+		}
+		if !asJSON {
+			if _, err := fmt.Fprintln(bw, u); err != nil {
+				return writeError{err}
+			}
+			continue
+		}
+		obj := listEntry{Name: ent.Name, URL: u, Kind: ent.Kind.String()}
+		if ent.Size >= 0 {
+			obj.Size = &ent.Size
+		}
+		if !ent.ModTime.IsZero() {
+			s := ent.ModTime.UTC().Format(time.RFC3339)
+			obj.ModTime = &s
+		}
+		if ent.MediaType != "" {
+			obj.Type = &ent.MediaType
+		}
+		if err := enc.Encode(obj); err != nil {
+			return writeError{err}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return writeError{err}
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/crawl"
+	"github.com/rfc1738/fetch/url"
+)
+
+// mirrorSchemes are the schemes -r follows links to, on the seeds' hosts:
+// a gopher hole may point to its FTP tree and its web pages. Local files,
+// sessions and mail are never followed.
+var mirrorSchemes = []string{"ftp", "ftps", "http", "https", "gopher", "gophers", "nntp", "nntps", "news", "snews", "wais", "prospero"}
+
+// defaultLevel is -r's depth without -l, as wget's.
+const defaultLevel = 5
+
+// mirror is -r: it crawls from the URLs given and writes each resource to
+// DIR/host/path (DIR is --output-dir, else the current folder), then prints
+// a summary. It returns the exit code of the first failure met.
+func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
+	var seeds []string
+	for u := range urls {
+		seeds = append(seeds, u)
+	}
+	level := defaultLevel
+	if e.cfg.batch.hasLevel {
+		level = e.cfg.batch.level
+	}
+	root := e.cfg.outputDir
+	if root == "" {
+		root = "."
+	}
+	m := &mirrorRun{e: e, root: root}
+	c := &crawl.Crawler{
+		Client:    e.client,
+		Depth:     level,
+		Scope:     crawl.Scope{Schemes: mirrorSchemes, Prefixes: e.mirrorPrefixes(seeds)},
+		Parallel:  e.cfg.parallel,
+		PerHost:   e.cfg.perHost,
+		Rate:      rate.Limit(e.cfg.batch.rate),
+		Retry:     fetch.RetryPolicy{Attempts: e.cfg.retry},
+		UserAgent: "fetch",
+		Visit:     m.visit,
+	}
+	if e.cfg.warc.w != nil {
+		c.Sink = warcCrawlSink{&e.cfg.warc} // --warc-file: every resource of the mirror
+	}
+	m.prog = e.newProgress(true)
+	start := time.Now()
+	st, err := c.Run(ctx, seeds...)
+	m.prog.wait()
+	if err != nil {
+		m.failed(fetch.Classify(err))
+	}
+	if !e.cfg.silent {
+		e.errMu.Lock()
+		fmt.Fprintf(e.stderr, "fetch: %d fetched (%s) in %v, %d failed; %d disallowed by robots.txt, %d links out of scope, %d to private addresses\n",
+			st.Fetched, human(st.Bytes), time.Since(start).Round(time.Millisecond), st.Failed, st.Robots, st.OutOfScope, st.Private)
+		e.errMu.Unlock()
+	}
+	e.failMu.Lock()
+	defer e.failMu.Unlock()
+	return e.failCode
+}
+
+// warcCrawlSink records a crawl's fetches in the --warc-file.
+type warcCrawlSink struct{ s *warcSink }
+
+func (w warcCrawlSink) Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*fetch.Resource, error) {
+	return w.s.do(ctx, c, req)
+}
+
+// mirrorPrefixes is how far -r goes from its seeds, as wget's --no-parent:
+// below the folder of an http(s) or ftp seed (a page's "../" link is not
+// followed up), anywhere on the host of a seed of another scheme (a
+// gopher selector is no path). Each prefix is in normal form, as the
+// links it is compared with.
+func (e *runEnv) mirrorPrefixes(seeds []string) []string {
+	var out []string
+	for _, s := range seeds {
+		u, err := e.client.Parser.Parse(s)
+		if err != nil {
+			continue
+		}
+		n := u.Normalize().String()
+		start := strings.Index(n, "://")
+		if start < 0 {
+			out = append(out, n)
+			continue
+		}
+		host := start + 3 + strings.IndexByte(n[start+3:]+"/", '/') + 1 // after the authority's "/"
+		switch u.Family() {
+		case "http", "ftp":
+			if q := strings.IndexByte(n, '?'); q >= 0 {
+				n = n[:q]
+			}
+			out = append(out, n[:max(host, strings.LastIndexByte(n, '/')+1)])
+		default:
+			out = append(out, n[:min(host, len(n))])
+		}
+	}
+	return out
+}
+
+// mirrorRun is the state of one -r.
+type mirrorRun struct {
+	e    *runEnv
+	root string
+	prog *multiProgress
+	mu   sync.Mutex
+	n    int // failures so far, for the order of exit codes
+}
+
+func (m *mirrorRun) failed(err error) {
+	m.mu.Lock()
+	i := m.n
+	m.n++
+	m.mu.Unlock()
+	m.e.failAt(i, err)
+}
+
+// visit writes one page of the crawl to its file.
+func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
+	defer m.prog.finished(true)
+	if p.Err != nil {
+		m.failed(p.Err)
+		return nil
+	}
+	res := p.Resource
+	if res.Kind == fetch.KindSession {
+		return nil
+	}
+	rel, err := mirrorPath(res.URL, res.Kind)
+	if err != nil {
+		m.failed(&fetch.Error{Op: "write", URL: res.URL.Redacted(), Kind: fetch.Usage, Err: err})
+		return nil
+	}
+	var body io.Reader = res.Body
+	if pw, done := m.prog.wrap(res, nil); pw != nil {
+		body = io.TeeReader(res.Body, pw)
+		defer done()
+	}
+	if err := writeFileAtomic(filepath.Join(m.root, rel), body, res.Size); err != nil {
+		m.failed(&fetch.Error{Op: "write", URL: res.URL.Redacted(), Kind: fetch.KindOf(err), Err: err})
+	}
+	return nil
+}
+
+// writeFileAtomic writes r to name through a temporary file renamed into
+// place once complete: a failed transfer leaves no file.
+func writeFileAtomic(name string, r io.Reader, size int64) error {
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	t, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.part")
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(t, r)
+	if err == nil && size >= 0 && n < size {
+		err = fetch.Errorf(fetch.Incomplete, "got %d of %d bytes", n, size)
+	}
+	if err == nil {
+		t.Chmod(0o644)
+	}
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(t.Name(), name)
+	}
+	if err != nil {
+		os.Remove(t.Name())
+	}
+	return err
+}
+
+// mirrorPath is where -r writes a resource, relative to the output folder:
+// host/path as wget lays it out. The host carries its port unless it is
+// the default of http, https or ftp (wget's rule; ":" becomes "+" on
+// Windows). Directories, menus and lists are written as an index file in
+// their folder. Path segments are decoded; ".", ".." and separators inside
+// a segment are refused, so nothing lands outside the folder.
+func mirrorPath(u *url.URL, kind fetch.ResourceKind) (string, error) {
+	host := u.Host
+	if host == "" {
+		host = u.Scheme
+	}
+	if s, ok := url.LookupScheme(u.Scheme); u.EffectivePort() != 0 && (!ok || u.EffectivePort() != s.DefaultPort ||
+		(u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ftp")) {
+		sep := ":"
+		if runtime.GOOS == "windows" {
+			sep = "+"
+		}
+		host += sep + strconv.Itoa(u.EffectivePort())
+	}
+	var raw string
+	switch u.Family() {
+	case "http":
+		raw = strings.TrimPrefix(u.HTTP().Path, "/")
+	case "gopher":
+		raw = strings.TrimPrefix(u.Gopher().Selector, "/")
+	case "ftp":
+		f := u.FTP()
+		raw = strings.Join(append(append([]string(nil), f.Cwd...), f.Name), "/")
+	default:
+		raw = u.Path
+	}
+	segs := []string{host}
+	for _, s := range strings.Split(raw, "/") {
+		if u.Family() == "http" {
+			d, err := url.Unescape(s)
+			if err != nil {
+				return "", err
+			}
+			s = d
+		}
+		switch {
+		case s == "":
+			continue
+		case s == "." || s == "..":
+			return "", fmt.Errorf("the path segment %q cannot be a file name", s)
+		case strings.ContainsAny(s, "/\\\x00") || runtime.GOOS == "windows" && strings.ContainsAny(s, `:*?"<>|`):
+			return "", fmt.Errorf("the path segment %q holds a character a file name cannot", s)
+		}
+		segs = append(segs, s)
+	}
+	listing := kind == fetch.KindDirectory || kind == fetch.KindMenu || kind == fetch.KindList
+	if listing || len(segs) == 1 || strings.HasSuffix(raw, "/") {
+		segs = append(segs, indexName(u))
+	}
+	return filepath.Join(segs...), nil
+}
+
+// indexName is the file a listing is written to in its folder.
+func indexName(u *url.URL) string {
+	switch u.Family() {
+	case "http":
+		return "index.html"
+	case "gopher":
+		return "gophermap"
+	case "ftp":
+		return ".listing"
+	}
+	return "index"
+}

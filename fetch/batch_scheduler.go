@@ -1,0 +1,354 @@
+package fetch
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
+
+	"github.com/rfc1738/fetch/url"
+)
+
+// A scheduler is the single goroutine of a Batch that owns its queues: it
+// reads URLs, files each in its host's queue, and starts a worker for the
+// head of a queue whenever a global slot is free and the host is below its
+// cap and its rate. Workers report back on done; nothing else is shared.
+type scheduler struct {
+	b   *Batch
+	ctx context.Context
+	g   *errgroup.Group
+	fn  func(ctx context.Context, r *Result) error
+
+	hosts    map[string]*hostQueue
+	ready    readyHeap       // hosts that may start a job now, earliest head first
+	direct   []*job          // deliveries that need no host slot
+	inflight map[string]*job // leaders by dedupe key
+	done     chan *job       // a worker finished
+	wake     chan *hostQueue // a host's rate allows it again
+	quit     chan struct{}   // closed when the loop returns
+	pending  int             // URLs read and not yet finished
+	active   int             // workers running
+	perHost  int
+	parallel int
+}
+
+type hostQueue struct {
+	key      string
+	queue    []*job
+	active   int
+	lim      *rate.Limiter
+	sleeping bool // waiting for the rate limiter
+	listed   bool // in the ready list
+}
+
+// job is one URL to fetch, or a delivery of results that need no fetch
+// (a URL that did not parse, the followers of a shared fetch).
+type job struct {
+	r         *Result
+	host      *hostQueue
+	dkey      string
+	followers []*Result
+	err       error     // the leader's final error, for its followers
+	deliver   []*Result // for a delivery job
+	shared    error     // the error delivered with them
+	count     int       // how many URLs this job finishes
+}
+
+// index is the position of the job's (first) URL in the sequence.
+func (j *job) index() int {
+	if j.r != nil {
+		return j.r.Index
+	}
+	return j.deliver[0].Index
+}
+
+// readyHeap orders hosts by the position of the URL at the head of their
+// queue.
+type readyHeap []*hostQueue
+
+func (h readyHeap) Len() int           { return len(h) }
+func (h readyHeap) Less(i, j int) bool { return h[i].queue[0].index() < h[j].queue[0].index() }
+func (h readyHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *readyHeap) Push(x any)        { *h = append(*h, x.(*hostQueue)) }
+func (h *readyHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return x
+}
+
+func newScheduler(b *Batch, ctx context.Context, g *errgroup.Group, fn func(context.Context, *Result) error) *scheduler {
+	par := b.parallel()
+	g.SetLimit(par)
+	return &scheduler{
+		b: b, ctx: ctx, g: g, fn: fn,
+		hosts:    make(map[string]*hostQueue),
+		inflight: make(map[string]*job),
+		done:     make(chan *job, par),
+		wake:     make(chan *hostQueue),
+		quit:     make(chan struct{}),
+		perHost:  b.perHost(),
+		parallel: par,
+	}
+}
+
+// loop runs until every URL from in has finished, or the context ends.
+func (s *scheduler) loop(in <-chan *Result) error {
+	defer close(s.quit)
+	parser := s.b.parser()
+	for {
+		s.dispatch()
+		src := in
+		if s.pending >= batchWindow {
+			src = nil
+		}
+		if in == nil && s.pending == 0 {
+			return nil
+		}
+		select {
+		case r, ok := <-src:
+			if !ok {
+				in = nil
+				continue
+			}
+			s.pending++
+			s.add(r, parser)
+		case j := <-s.done:
+			s.finish(j)
+		case h := <-s.wake:
+			h.sleeping = false
+			s.mark(h)
+		case <-s.ctx.Done():
+			return nil
+		}
+	}
+}
+
+// add files a newly read URL: a parse failure is delivered at once, a
+// duplicate of a URL in flight waits for it, the rest join their host's
+// queue.
+func (s *scheduler) add(r *Result, p url.Parser) {
+	u, err := p.Parse(r.Input)
+	if err != nil {
+		r.Err = &Error{Op: "fetch", URL: redactedInput(err, r.Input), Kind: Malformed, Err: err}
+		s.direct = append(s.direct, &job{deliver: []*Result{r}, shared: r.Err, count: 1})
+		return
+	}
+	r.URL = u
+	j := &job{r: r, count: 1}
+	if !s.b.FetchDuplicates {
+		j.dkey = dedupeKey(u)
+		if lead, ok := s.inflight[j.dkey]; ok {
+			lead.followers = append(lead.followers, r)
+			return
+		}
+		s.inflight[j.dkey] = j
+	}
+	key := hostKey(u)
+	h := s.hosts[key]
+	if h == nil {
+		h = &hostQueue{key: key}
+		lim := s.b.Rate
+		if s.b.HostRate != nil {
+			if hr := s.b.HostRate(key); hr != 0 {
+				lim = hr
+			}
+		}
+		if lim != 0 && lim != rate.Inf {
+			h.lim = rate.NewLimiter(lim, 1)
+		}
+		s.hosts[key] = h
+	}
+	j.host = h
+	h.queue = append(h.queue, j)
+	s.mark(h)
+}
+
+// eligible reports whether h may start a job now.
+func (s *scheduler) eligible(h *hostQueue) bool {
+	return len(h.queue) > 0 && h.active < s.perHost && !h.sleeping
+}
+
+// mark puts h on the ready list when it may start a job.
+func (s *scheduler) mark(h *hostQueue) {
+	if !h.listed && s.eligible(h) {
+		h.listed = true
+		heap.Push(&s.ready, h)
+	}
+}
+
+// dispatch starts workers while global slots are free, taking the
+// earliest URL read whose host may start one: URLs start in the order read
+// but for those held back by their host's cap or rate.
+func (s *scheduler) dispatch() {
+	for s.active < s.parallel && s.ctx.Err() == nil {
+		if len(s.direct) > 0 && (len(s.ready) == 0 || s.direct[0].index() < s.ready[0].queue[0].index()) {
+			j := s.direct[0]
+			s.direct[0] = nil
+			s.direct = s.direct[1:]
+			s.start(j)
+			continue
+		}
+		if len(s.ready) == 0 {
+			return
+		}
+		h := heap.Pop(&s.ready).(*hostQueue)
+		h.listed = false
+		if !s.eligible(h) {
+			continue
+		}
+		if h.lim != nil {
+			res := h.lim.Reserve()
+			if d := res.Delay(); d > 0 {
+				res.Cancel()
+				h.sleeping = true
+				time.AfterFunc(d, func() {
+					select {
+					case s.wake <- h:
+					case <-s.quit:
+					}
+				})
+				continue
+			}
+		}
+		j := h.queue[0]
+		h.queue[0] = nil
+		h.queue = h.queue[1:]
+		h.active++
+		s.start(j)
+		s.mark(h) // back in the heap, by its next URL, if it may go on
+	}
+}
+
+func (s *scheduler) start(j *job) {
+	s.active++
+	s.g.Go(func() error {
+		var err error
+		if j.deliver != nil {
+			err = s.deliver(j)
+		} else {
+			err = s.work(j)
+		}
+		s.done <- j
+		return err
+	})
+}
+
+// finish accounts for a finished job; a leader's followers are then
+// delivered its outcome.
+func (s *scheduler) finish(j *job) {
+	s.active--
+	s.pending -= j.count
+	if h := j.host; h != nil {
+		h.active--
+		s.mark(h)
+		if h.active == 0 && len(h.queue) == 0 && !h.sleeping &&
+			(h.lim == nil || h.lim.TokensAt(time.Now()) >= float64(h.lim.Burst())) {
+			delete(s.hosts, h.key) // an idle host costs nothing
+		}
+	}
+	if j.dkey != "" {
+		delete(s.inflight, j.dkey)
+		if len(j.followers) > 0 {
+			for _, f := range j.followers {
+				f.Shared = true
+			}
+			s.direct = append(s.direct, &job{deliver: j.followers, shared: j.err, count: len(j.followers)})
+		}
+	}
+}
+
+// deliver calls fn for results that need no fetch.
+func (s *scheduler) deliver(j *job) error {
+	for _, r := range j.deliver {
+		r.Err = j.shared
+		if err := s.fn(s.ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// work makes the attempts at one URL and delivers the outcome.
+func (s *scheduler) work(j *job) error {
+	r := j.r
+	for {
+		req, err := s.attempt(r)
+		if err == nil {
+			return nil
+		}
+		if s.ctx.Err() != nil {
+			err = canceled(s.ctx, err)
+		}
+		var nr noRetry
+		wait, again := s.b.Retry.Wait(req, r.Attempt+1, err)
+		if errors.As(err, &nr) || s.ctx.Err() != nil || !again {
+			j.err = err
+			r.Err = err
+			return s.fn(s.ctx, r)
+		}
+		if s.b.OnRetry != nil {
+			s.b.OnRetry(r, err, wait)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+			t.Stop()
+			j.err = canceled(s.ctx, err)
+			r.Err = j.err
+			return s.fn(s.ctx, r)
+		}
+		r.Attempt++
+	}
+}
+
+// attempt fetches r once and hands the resource to fn. It returns the
+// request made, for the retry policy.
+func (s *scheduler) attempt(r *Result) (req *Request, err error) {
+	req = &Request{URL: r.URL}
+	if s.b.Request != nil {
+		if req, err = s.b.Request(r); err != nil {
+			return nil, err
+		}
+		if req.URL == nil {
+			req.URL = r.URL
+		}
+	}
+	ctx := s.ctx
+	if s.b.AttemptTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.b.AttemptTimeout)
+		defer cancel()
+	}
+	do := s.b.Client.Do
+	if s.b.Do != nil {
+		do = s.b.Do
+	}
+	res, err := do(ctx, req)
+	if err != nil {
+		return req, err
+	}
+	r.Resource = res
+	err = s.fn(ctx, r)
+	res.Body.Close()
+	r.Resource = nil
+	return req, err
+}
+
+// canceled reports a failure caused by the batch's end as such.
+func canceled(ctx context.Context, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	cause := ctx.Err()
+	if c := context.Cause(ctx); c != cause {
+		cause = fmt.Errorf("%w (%w)", cause, c)
+	}
+	return &Error{Op: "fetch", Kind: KindOf(ctx.Err()), Err: cause}
+}

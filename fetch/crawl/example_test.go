@@ -1,0 +1,59 @@
+package crawl_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/crawl"
+	"github.com/rfc1738/fetch/fetch/warc"
+	"github.com/rfc1738/fetch/schemes"
+)
+
+// Crawl a gopher hole into a WARC file: every menu and item of the seed's
+// host, five links deep, eight at a time and two per host, each URL once,
+// robots.txt obeyed on the web pages a hole may link to.
+func ExampleCrawler() {
+	f, err := os.Create("hole.warc.gz")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	w := warc.NewWriter(f, warc.Options{Gzip: true, Filename: "hole.warc.gz", Software: "mycrawler/1.0"})
+	if _, err := w.WriteInfo(); err != nil {
+		log.Fatal(err)
+	}
+	c := new(fetch.Client)
+	schemes.Register(c, schemes.Config{})
+	defer c.Close()
+	c.DialContext = w.Dial(c.DialContext) // records carry WARC-IP-Address
+	cr := &crawl.Crawler{
+		Client:   c,
+		Depth:    5,
+		Parallel: 8,
+		PerHost:  2,
+		Retry:    fetch.RetryPolicy{Attempts: 2},
+		Scope:    crawl.Scope{Schemes: []string{"gopher", "http", "https"}},
+		Sink:     w, // every resource fetched, recorded whole
+		Visit: func(ctx context.Context, p *crawl.Page) error {
+			if p.Err != nil {
+				log.Print(p.Err) // the crawl goes on
+				return nil
+			}
+			// Read the body, or not: the crawl reads what is left, and a
+			// body cut short is retried, or visited as a failure.
+			n, _ := io.Copy(io.Discard, p.Resource.Body)
+			fmt.Println(p.Depth, p.URL, p.Resource.Kind, n)
+			return nil // an error would stop the crawl
+		},
+	}
+	st, err := cr.Run(context.Background(), "gopher://gopher.example/")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d fetched, %d failed, %d bytes, %d disallowed by robots.txt\n",
+		st.Fetched, st.Failed, st.Bytes, st.Robots)
+}

@@ -1,0 +1,135 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/temoto/robotstxt"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
+)
+
+// robotsMax bounds the robots.txt read (Google reads 500 KiB; RFC 9309 §2.5
+// asks for at least 500 KiB).
+const robotsMax = 512 << 10
+
+// Robots answers whether a URL may be fetched under its host's robots.txt
+// (RFC 9309), for http and https; every other scheme is allowed. Each
+// host's file is fetched once, through the Client, and kept. A missing file
+// (4xx) allows everything; a server error (5xx) disallows everything, as
+// the RFC asks; a host that cannot be reached is allowed, since its pages
+// will fail on their own.
+type Robots struct {
+	// Client fetches robots.txt.
+	Client *fetch.Client
+	// UserAgent is the product token our rules are found under; "" means
+	// "fetch".
+	UserAgent string
+
+	mu    sync.Mutex
+	hosts map[string]*robotstxt.RobotsData
+	group singleflight.Group
+}
+
+// robotsKey is the host a robots.txt governs: scheme, host and port.
+func robotsKey(u *url.URL) string { return u.Scheme + "://" + strings.ToLower(u.HostPort()) }
+
+func isHTTP(u *url.URL) bool { return u.Scheme == "http" || u.Scheme == "https" }
+
+func (r *Robots) agent() string {
+	if r.UserAgent != "" {
+		return r.UserAgent
+	}
+	return "fetch"
+}
+
+// Allowed reports whether u may be fetched. It fetches the host's
+// robots.txt the first time it meets the host; concurrent callers for one
+// host wait for that one fetch.
+func (r *Robots) Allowed(ctx context.Context, u *url.URL) bool {
+	if !isHTTP(u) {
+		return true
+	}
+	d := r.data(ctx, u)
+	if d == nil {
+		return true
+	}
+	p := u.HTTP()
+	path := p.Path
+	if p.HasSearch {
+		path += "?" + p.Search
+	}
+	return d.TestAgent(path, r.agent())
+}
+
+// CrawlDelay returns the Crawl-delay the host's robots.txt sets for us, or
+// zero. It does not fetch: it answers for hosts Allowed has met.
+func (r *Robots) CrawlDelay(u *url.URL) time.Duration {
+	if !isHTTP(u) {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d := r.hosts[robotsKey(u)]; d != nil {
+		return d.FindGroup(r.agent()).CrawlDelay
+	}
+	return 0
+}
+
+func (r *Robots) data(ctx context.Context, u *url.URL) *robotstxt.RobotsData {
+	key := robotsKey(u)
+	r.mu.Lock()
+	d, ok := r.hosts[key]
+	r.mu.Unlock()
+	if ok {
+		return d
+	}
+	v, _, _ := r.group.Do(key, func() (any, error) {
+		g := r.fetch(ctx, u)
+		r.mu.Lock()
+		if r.hosts == nil {
+			r.hosts = make(map[string]*robotstxt.RobotsData)
+		}
+		r.hosts[key] = g
+		r.mu.Unlock()
+		return g, nil
+	})
+	return v.(*robotstxt.RobotsData)
+}
+
+// fetch reads and parses the host's robots.txt; nil allows everything.
+func (r *Robots) fetch(ctx context.Context, u *url.URL) *robotstxt.RobotsData {
+	ru := &url.URL{Scheme: u.Scheme, Host: u.Host, Port: u.Port, Hier: true, Slash: true, Path: "robots.txt"}
+	status, body := 200, []byte(nil)
+	res, err := r.Client.Do(ctx, &fetch.Request{URL: ru, Hop: true})
+	if err == nil {
+		body, err = io.ReadAll(io.LimitReader(res.Body, robotsMax))
+		res.Body.Close()
+		if res.Status != 0 {
+			status = res.Status
+		}
+	}
+	if err != nil {
+		var re *fetch.ReplyError
+		switch {
+		case errors.As(err, &re) && re.Code >= 400:
+			status = re.Code
+		case fetch.KindOf(err) == fetch.NotFound:
+			status = 404
+		default:
+			return nil // unreachable: allow, the pages will fail on their own
+		}
+		body = nil
+	}
+	data, err := robotstxt.FromStatusAndBytes(status, body)
+	if err != nil {
+		return nil
+	}
+	return data
+}
