@@ -53,6 +53,13 @@ start() {
 		done
 		[ -n "$ok" ] || exit 1
 		echo "Welcome, $user"
+		# The client answers telnetd's DO NAWS as it reads, and the lines it
+		# typed ahead (a script on stdin) can reach this program first: wait
+		# up to 10 s for the window size to be set before reporting it.
+		for i in $(seq 100); do
+			[ "$(stty size)" != "0 0" ] && break
+			sleep 0.1
+		done
 		echo "size=$(stty size | tr ' ' x)"
 		while true; do
 			printf 'demo$ '
