@@ -74,6 +74,26 @@ func (c *Client) Register(scheme string, h Handler) {
 	c.handlers[scheme] = h
 }
 
+// Replace makes h the handler for scheme in place of the one registered
+// before, which it returns (nil when there was none): how a program keeps
+// every built-in handler of schemes.Register but one, configured its own
+// way. Requests already in progress finish with the old handler; closing
+// it, if it holds connections, is the caller's affair. Replace panics if
+// h is nil.
+func (c *Client) Replace(scheme string, h Handler) (old Handler) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h == nil {
+		panic("fetch: Replace with a nil handler for " + scheme)
+	}
+	if c.handlers == nil {
+		c.handlers = make(map[string]Handler)
+	}
+	old = c.handlers[scheme]
+	c.handlers[scheme] = h
+	return old
+}
+
 // Handler returns the handler registered for scheme.
 func (c *Client) Handler(scheme string) (Handler, bool) {
 	c.mu.Lock()

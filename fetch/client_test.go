@@ -375,3 +375,27 @@ func TestClientHopTakesSlot(t *testing.T) {
 	}
 	res.Body.Close()
 }
+
+func TestClientReplace(t *testing.T) {
+	c := new(Client)
+	first := HandlerFunc(func(context.Context, *Request) (*Resource, error) {
+		return &Resource{Size: 1, Body: io.NopCloser(strings.NewReader("1"))}, nil
+	})
+	second := HandlerFunc(func(context.Context, *Request) (*Resource, error) {
+		return &Resource{Size: 1, Body: io.NopCloser(strings.NewReader("2"))}, nil
+	})
+	if old := c.Replace("gopher", first); old != nil {
+		t.Errorf("Replace on an empty Client returned %v, want nil", old)
+	}
+	if old := c.Replace("gopher", second); old == nil {
+		t.Error("Replace did not return the handler it replaced")
+	}
+	res, err := c.Fetch(context.Background(), "gopher://h/0x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if b, _ := io.ReadAll(res.Body); string(b) != "2" {
+		t.Errorf("fetched %q through the replaced handler, want %q", b, "2")
+	}
+}

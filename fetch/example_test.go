@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"os"
 	"strings"
 	"time"
 
@@ -253,4 +254,25 @@ func ExampleClient_List() {
 	// Output:
 	// file README
 	// directory pub/
+}
+
+// A program keeps every built-in handler but one, which it configures its
+// own way: here a gopher handler that answers everything itself.
+func ExampleClient_Replace() {
+	c := new(fetch.Client)
+	c.Register("gopher", fetch.HandlerFunc(func(context.Context, *fetch.Request) (*fetch.Resource, error) {
+		return nil, fetch.Errorf(fetch.Unsupported, "the built-in handler")
+	}))
+	c.Replace("gopher", fetch.HandlerFunc(func(_ context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		body := "hello from " + req.URL.String() + "\n"
+		return &fetch.Resource{Size: int64(len(body)), Body: io.NopCloser(strings.NewReader(body))}, nil
+	}))
+	res, err := c.Fetch(context.Background(), "gopher://gopher.example/0/hello")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer res.Body.Close()
+	io.Copy(os.Stdout, res.Body)
+	// Output: hello from gopher://gopher.example/0/hello
 }

@@ -84,17 +84,16 @@ func (p *Pool[K, C]) Get(key K) (c C, ok bool) {
 // many for its key discards the oldest.
 func (p *Pool[K, C]) Put(key K, c C) bool {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed || p.maxIdle() < 0 {
+		p.mu.Unlock()
 		// Discarded in the caller's goroutine: after Close has begun
 		// waiting, the Pool starts no goroutine of its own.
-		p.mu.Unlock()
 		if p.Discard != nil {
 			p.Discard(c)
 		}
-		p.mu.Lock()
 		return false
 	}
+	defer p.mu.Unlock()
 	if p.idle == nil {
 		p.idle = make(map[K][]idleConn[C])
 	}

@@ -1,5 +1,7 @@
 package url
 
+import "strings"
+
 // Character classes of RFC 1738 §2.2 and §5, as a table indexed by byte.
 const (
 	cAlpha = 1 << iota
@@ -96,3 +98,10 @@ func unhex(c byte) byte {
 }
 
 const upperhex = "0123456789ABCDEF"
+
+// writeEscape writes c as an escape, %XX with upper-case hex digits.
+func writeEscape(b *strings.Builder, c byte) {
+	b.WriteByte('%')
+	b.WriteByte(upperhex[c>>4])
+	b.WriteByte(upperhex[c&15])
+}

@@ -64,9 +64,7 @@ func Escape(s, keep string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if needsEscape(c, keep) {
-			b.WriteByte('%')
-			b.WriteByte(upperhex[c>>4])
-			b.WriteByte(upperhex[c&15])
+			writeEscape(&b, c)
 		} else {
 			b.WriteByte(c)
 		}

@@ -119,9 +119,7 @@ func normalizeEscapes(s string, decode func(byte) bool) string {
 			if decode(c) {
 				b.WriteByte(c)
 			} else {
-				b.WriteByte('%')
-				b.WriteByte(upperhex[c>>4])
-				b.WriteByte(upperhex[c&15])
+				writeEscape(&b, c)
 			}
 			i += 2
 			continue

@@ -96,9 +96,7 @@ func encodeBad(s string, n int) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if needsNormalize(s, i) {
-			b.WriteByte('%')
-			b.WriteByte(upperhex[c>>4])
-			b.WriteByte(upperhex[c&15])
+			writeEscape(&b, c)
 		} else {
 			b.WriteByte(c)
 		}

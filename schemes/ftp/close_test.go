@@ -25,20 +25,7 @@ func TestCloseWhileReading(t *testing.T) {
 		case "SIZE":
 			tp.PrintfLine("550 unknown")
 		case "EPSV":
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				tp.PrintfLine("425 no")
-				return true
-			}
-			go func() {
-				defer ln.Close()
-				ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
-				if dc, err := ln.Accept(); err == nil {
-					dc.Write([]byte("data"))
-					dc.Close()
-				}
-			}()
-			tp.PrintfLine("229 Entering Extended Passive Mode (|||%d|)", ln.Addr().(*net.TCPAddr).Port)
+			passive(tp, func(dc net.Conn) { dc.Write([]byte("data")) })
 		case "RETR":
 			tp.PrintfLine("150 here it comes") // and no 226
 		default:

@@ -37,22 +37,7 @@ func TestDeadlineBeforeFinalReply(t *testing.T) {
 		case "SIZE":
 			tp.PrintfLine("213 4")
 		case "EPSV":
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				tp.PrintfLine("425 no")
-				return true
-			}
-			go func() {
-				defer ln.Close()
-				ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
-				dc, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				dc.Write([]byte("data"))
-				dc.Close()
-			}()
-			tp.PrintfLine("229 Entering Extended Passive Mode (|||%d|)", ln.Addr().(*net.TCPAddr).Port)
+			passive(tp, func(dc net.Conn) { dc.Write([]byte("data")) })
 		case "RETR":
 			tp.PrintfLine("150 here it comes")
 			// ... and no 226.

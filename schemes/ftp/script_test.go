@@ -51,6 +51,28 @@ func scripted(t *testing.T, greet func(c net.Conn), answer func(tp *textproto.Co
 	})
 }
 
+// passive answers EPSV with a data listener on 127.0.0.1 and gives serve
+// the one connection it accepts, within 10 seconds, closing it after;
+// it answers 425 when it cannot listen.
+func passive(tp *textproto.Conn, serve func(dc net.Conn)) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tp.PrintfLine("425 no")
+		return
+	}
+	go func() {
+		defer ln.Close()
+		ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+		dc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer dc.Close()
+		serve(dc)
+	}()
+	tp.PrintfLine("229 Entering Extended Passive Mode (|||%d|)", ln.Addr().(*net.TCPAddr).Port)
+}
+
 // drip writes s to c one byte every d, until s is written or c fails.
 func drip(c net.Conn, s string, d time.Duration) {
 	for i := 0; i < len(s); i++ {
