@@ -48,14 +48,27 @@ unpack_deb() {
 	done
 }
 
-# free_port: print a TCP port on 127.0.0.1 that nothing listens on.
+# free_port: print a TCP port on 127.0.0.1 that nothing listens on. It is
+# drawn from 10000-19999, below the kernel's ephemeral range (32768 up):
+# a port the kernel handed out (bind to port 0) could be handed out again,
+# as the local port of any connection made on the machine, before the
+# server binds it; and above vsftpd's passive ports (20000 up).
 free_port() {
 	python3 - <<'PY'
-import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])
-s.close()
+import random, socket
+for _ in range(1000):
+    p = random.randint(10000, 19999)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break
+else:
+    raise SystemExit("no free port in 10000-19999")
 PY
 }
 

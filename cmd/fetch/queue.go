@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"iter"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -67,34 +63,23 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	if (input == "") == (fs.NArg() == 0) {
-		fmt.Fprintln(stderr, "fetch enqueue: give either -K FILE or URLs")
+	if input == "" && fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "fetch enqueue: give URLs, or -K FILE")
 		return 2
 	}
 	opts := queue.Job{ConnectTimeout: secondsOf(connectTO), MaxTime: secondsOf(maxTime)}
-	var urls iter.Seq[string] = func(yield func(string) bool) {
-		for _, u := range fs.Args() {
-			if !yield(u) {
-				return
-			}
-		}
-	}
-	var lerr error
+	var inputs []string
 	if input != "" {
-		r := stdin
-		if input != "-" {
-			f, err := os.Open(input)
-			if err != nil {
-				fmt.Fprintf(stderr, "fetch enqueue: %v\n", err)
-				return 2
-			}
-			defer f.Close()
-			r = f
-		}
-		urls = urlLines(r, &lerr)
+		inputs = []string{input}
 	}
+	src, err := openSource(fs.Args(), inputs, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "fetch enqueue: %v\n", err)
+		return 2
+	}
+	defer src.Close()
 	jobs := func(yield func(queue.Job) bool) {
-		for u := range urls {
+		for u := range src.all() {
 			j := opts
 			j.URL = u
 			if !yield(j) {
@@ -110,7 +95,7 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer q.Close()
 	n, dup, err := q.Enqueue(ctx, jobs)
 	if err == nil {
-		err = lerr
+		err = src.err
 	}
 	fmt.Fprintf(stdout, "enqueued %d jobs (%d already queued)\n", n, dup)
 	if err != nil {
@@ -118,26 +103,6 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 1
 	}
 	return 0
-}
-
-// urlLines yields the URLs of r, one a line, skipping blank lines and
-// comments, without holding more than a line in memory. A read error ends
-// the sequence and is left in *errp.
-func urlLines(r io.Reader, errp *error) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			if !yield(line) {
-				return
-			}
-		}
-		*errp = sc.Err()
-	}
 }
 
 func secondsOf(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -213,6 +178,11 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				failed++
 			}
 			if !silent {
+				// results.jsonl keeps the URL as queued; what is shown
+				// hides its password.
+				if u, err := client.Parser.Parse(r.URL); err == nil {
+					r.URL = u.Redacted()
+				}
 				line, _ := json.Marshal(r)
 				fmt.Fprintf(stdout, "%s\n", line)
 			}

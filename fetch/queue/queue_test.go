@@ -297,3 +297,18 @@ func TestKeyIsTheNormalizedURL(t *testing.T) {
 		t.Error("two URLs share a key")
 	}
 }
+
+// The lease of a news: job, whose URL names no host, is taken on the news
+// server its handler dials.
+func TestNewsJobLeasesItsServer(t *testing.T) {
+	c := &fetch.Client{Parser: url.Parser{Lenient: true}}
+	schemes.Register(c, schemes.Config{NNTPServer: "news.example:1119"})
+	t.Cleanup(func() { c.Close() })
+	u, err := c.Parser.Parse("news:comp.infosystems")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := queue.LeaseAddress(c, u); got != "news.example:1119" {
+		t.Errorf("lease address of %s = %q, want the news server", u, got)
+	}
+}

@@ -174,7 +174,13 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 
 	u, perr := parser.Parse(job.URL)
 	if perr != nil {
-		return r.finish(ctx, msg, key, job, delivery, nil, &fetch.Error{Op: "fetch", URL: job.URL, Kind: fetch.Malformed, Err: perr})
+		// The parser's error holds the input with any password hidden.
+		shown := "a malformed URL"
+		var ue *url.Error
+		if errors.As(perr, &ue) {
+			shown = ue.Input
+		}
+		return r.finish(ctx, msg, key, job, delivery, nil, &fetch.Error{Op: "fetch", URL: shown, Kind: fetch.Malformed, Err: perr})
 	}
 	// The job is ours while we work on it: keep telling JetStream so, so
 	// that AckWait bounds only the time to notice a dead worker.
@@ -183,13 +189,17 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 	go heartbeat(busy, msg, r.w.Queue.opts.ackWait()/3)
 
 	var held *lease
-	if u.Host != "" {
-		held, err = r.slot(busy, u.HostPort(), last)
-		if errors.Is(err, errNoSlot) {
+	if addr := r.address(u); addr != "" {
+		held, err = r.slot(busy, addr, last)
+		switch {
+		case errors.Is(err, errNoSlot):
 			msg.NakWithDelay(time.Duration(500+rand.IntN(1500)) * time.Millisecond)
 			return nil
-		}
-		if err != nil {
+		case err != nil && ctx.Err() != nil:
+			msg.Nak()
+			return nil
+		case err != nil:
+			msg.Nak()
 			return err
 		}
 		defer held.release(context.WithoutCancel(ctx))
@@ -219,6 +229,21 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		}
 	}
 	return r.finish(ctx, msg, key, job, delivery, sp, ferr)
+}
+
+// address is the host:port a fetch of u connects to, for its lease: the
+// URL's, or for URLs without a host (news:) the server its handler names
+// (fetch.Addresser); "" when there is none (file:).
+func (r *run) address(u *url.URL) string {
+	if u.Host != "" {
+		return u.HostPort()
+	}
+	if h, ok := r.w.Client.Handler(u.Scheme); ok {
+		if a, ok := h.(fetch.Addresser); ok {
+			return a.Address(&fetch.Request{URL: u})
+		}
+	}
+	return ""
 }
 
 // slot takes a lease on hostport, waiting a little for one to free; on the

@@ -31,6 +31,10 @@ start() {
 	cat >"$dir/login.sh" <<-'LOGIN'
 		#!/bin/bash
 		# The login program telnetd runs on the session's terminal.
+		# leave CODE: exit after a pause. telnetd frees the session once it
+		# sees its child exit, dropping what it has not yet read from the
+		# terminal or sent on, such as the last line ("bye").
+		leave() { sleep 1; exit "$1"; }
 		printf 'busybox telnetd for fetch\r\n'
 		ok=
 		for try in 1 2 3; do
@@ -49,12 +53,19 @@ start() {
 		done
 		[ -n "$ok" ] || exit 1
 		echo "Welcome, $user"
+		# The client answers telnetd's DO NAWS as it reads, and the lines it
+		# typed ahead (a script on stdin) can reach this program first: wait
+		# up to 10 s for the window size to be set before reporting it.
+		for i in $(seq 100); do
+			[ "$(stty size)" != "0 0" ] && break
+			sleep 0.1
+		done
 		echo "size=$(stty size | tr ' ' x)"
 		while true; do
 			printf 'demo$ '
 			IFS= read -r line || exit 0
 			case $line in
-			quit) echo bye; exit 0 ;;
+			quit) echo bye; leave 0 ;;
 			size) echo "size=$(stty size | tr ' ' x)" ;;
 			tick) for i in $(seq 60); do echo tick; sleep 0.5; done ;;
 			echo\ *) echo "${line#echo }" ;;

@@ -31,6 +31,11 @@ start() {
 		#!/bin/bash
 		# The login program telnetd runs on the session's terminal.
 		trap 'echo interrupted' INT
+		# leave CODE: exit after a pause. telnetd ends the connection as
+		# soon as its child exits (SIGCHLD), dropping what it has not yet
+		# read from the terminal or sent on: the last line ("bye", "Login
+		# incorrect") was lost when telnetd was slow to be scheduled.
+		leave() { sleep 1; exit "$1"; }
 		printf 'fetch integration telnetd\r\n'
 		printf 'login: '
 		IFS= read -r user || exit 1
@@ -41,7 +46,7 @@ start() {
 		printf '\n'
 		if [ "$user" != guest ] || [ "$pass" != s3cret ]; then
 			echo 'Login incorrect'
-			exit 1
+			leave 1
 		fi
 		echo "Welcome, $user"
 		while true; do
@@ -52,7 +57,7 @@ start() {
 			[ $rc -gt 128 ] && continue
 			[ $rc -ne 0 ] && exit 0
 			case $line in
-			quit) echo bye; exit 0 ;;
+			quit) echo bye; leave 0 ;;
 			key) IFS= read -rsn1 k; echo "key=[$k]" ;;
 			sleepy) echo sleeping; sleep 30 ;;
 			echo\ *) echo "${line#echo }" ;;

@@ -48,7 +48,10 @@ func TestDeadlineBeforeFinalReply(t *testing.T) {
 	})
 	h := &Handler{}
 	defer h.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	// The deadline also covers the login and the transfer's set-up, which
+	// must succeed: seven exchanges, each of which a busy machine may
+	// delay by a few hundred ms.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	res, err := h.Fetch(ctx, req(t, "ftp://"+addr+"/f.bin"))
 	if err != nil {

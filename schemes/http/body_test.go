@@ -107,9 +107,13 @@ func TestDeadlines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// The idle timeout also bounds the wait for a reply that does
+			// come ("body stalls"): it must outlast a server descheduled
+			// for a while on a busy machine. The cases wait side by side.
+			t.Parallel()
 			base := rawServer(t, tt.reply, true)
 			h := newHandler(t)
-			res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 300 * time.Millisecond})
+			res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 3 * time.Second})
 			if tt.inFetch {
 				if !errors.Is(err, fetch.Timeout) {
 					t.Fatalf("Fetch: %v (kind %v), want kind Timeout", err, fetch.KindOf(err))

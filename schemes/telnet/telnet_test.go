@@ -432,7 +432,8 @@ func TestPipeTimeoutNamesURL(t *testing.T) {
 	addr, _ := serve(t, drain)
 	c := &fetch.Client{}
 	c.Register("telnet", &Handler{})
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	// The deadline must leave Fetch time to dial on a busy machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	u := "telnet://" + addr
 	res, err := c.Fetch(ctx, u)

@@ -1,0 +1,12 @@
+package queue
+
+import (
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
+)
+
+// LeaseAddress is the address a Worker with Client c leases for u.
+func LeaseAddress(c *fetch.Client, u *url.URL) string {
+	r := &run{w: &Worker{Client: c}}
+	return r.address(u)
+}
