@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rfc1738/fetch/url"
 )
@@ -186,8 +187,15 @@ func (f *fileOut) commit() error {
 		os.Remove(t.Name())
 		return err
 	}
+	dirMu.Lock()
+	defer dirMu.Unlock()
 	return os.Rename(t.Name(), f.final)
 }
+
+// dirMu lets one transfer at a time create or rename its file: with many
+// parallel transfers into one folder, the kernel's lock on the folder
+// spins on every core, and waiting here costs less.
+var dirMu sync.Mutex
 
 // pidText is the process id, for temporary file names.
 var pidText = strconv.Itoa(os.Getpid())
@@ -214,7 +222,9 @@ func createTemp(final string) (*os.File, error) {
 	prefix := dir + "." + base + "." + pidText + "."
 	for range 100 {
 		name := prefix + fmt.Sprintf("%08x", rand.Uint32()) + ".part"
+		dirMu.Lock()
 		t, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		dirMu.Unlock()
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
