@@ -189,8 +189,10 @@ func TestBatchProgress(t *testing.T) {
 	bin := fetchBin(t)
 	tm := newTmux(t)
 	var urls []string
+	// big.bin from /slow/ takes over a second on any machine, so that its
+	// line is on the screen long enough to be seen.
 	for range 3 {
-		urls = append(urls, "http://"+addr+"/big.bin")
+		urls = append(urls, "http://"+addr+"/slow/big.bin")
 	}
 	for range 40 {
 		urls = append(urls, "http://"+addr+"/hello.txt")

@@ -74,6 +74,9 @@ start() {
 				ssl_certificate_key $dir/key.pem;
 				root $dir/root;
 				location /dir/ { autoindex on; }
+				# The same files at 48 MB/s a connection: a transfer that
+				# lasts long enough to be seen (progress on a terminal).
+				location /slow/ { alias $dir/root/; limit_rate 48m; }
 				location = /redirect { return 301 /hello.txt; }
 				location = /chain { return 302 /chain2; }
 				location = /chain2 { return 302 /redirect; }
