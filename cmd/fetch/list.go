@@ -19,26 +19,19 @@ import (
 func (e *runEnv) listAll(ctx context.Context, urls iter.Seq[string]) int {
 	i := 0
 	for raw := range urls {
-		r := &fetch.Result{Index: i, Input: raw}
+		idx := i
 		i++
 		if ctx.Err() != nil {
-			e.failAt(r.Index, fetch.Wrap(fetch.Canceled, context.Cause(ctx)))
+			e.failAt(idx, fetch.Wrap(fetch.Canceled, context.Cause(ctx)))
 			break
 		}
-		u, err := e.client.Parser.Parse(raw)
-		if err != nil {
-			e.failAt(r.Index, &fetch.Error{Kind: fetch.Malformed, Err: err})
-			continue
-		}
-		r.URL = u
-		req, err := e.request(r)
-		if err != nil {
-			e.failAt(r.Index, err)
+		req, ok := e.requestAt(idx, raw)
+		if !ok {
 			continue
 		}
 		l, err := e.client.List(ctx, req)
 		if err != nil {
-			e.failAt(r.Index, err)
+			e.failAt(idx, err)
 			continue
 		}
 		err = writeListing(e.stdout, l, e.cfg.json)
@@ -46,13 +39,13 @@ func (e *runEnv) listAll(ctx context.Context, urls iter.Seq[string]) int {
 		var we writeError
 		switch {
 		case errors.As(err, &we):
-			e.writeFailed(r.Index, u.Redacted(), we.err)
+			e.writeFailed(idx, req.URL.Redacted(), we.err)
 		case err != nil:
-			e.failAt(r.Index, err)
+			e.failAt(idx, err)
 		}
 		if n := l.Skipped(); n > 0 && !e.cfg.silent {
 			e.errMu.Lock()
-			fmt.Fprintf(e.stderr, "fetch: %s: %d listing lines could not be parsed and were skipped\n", u.Redacted(), n)
+			fmt.Fprintf(e.stderr, "fetch: %s: %d listing lines could not be parsed and were skipped\n", req.URL.Redacted(), n)
 			e.errMu.Unlock()
 		}
 	}

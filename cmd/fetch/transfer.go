@@ -16,6 +16,24 @@ import (
 
 // request builds the request for an attempt at r.URL: the CLI's wishes
 // (-I, --data, -u, --netrc, -v) and, with -C -, the offset to resume at.
+// requestAt parses the i'th URL of the run and makes its request; a
+// failure is reported (failAt) and ok is false.
+func (e *runEnv) requestAt(i int, raw string) (req *fetch.Request, ok bool) {
+	r := &fetch.Result{Index: i, Input: raw}
+	u, err := e.client.Parser.Parse(raw)
+	if err != nil {
+		e.failAt(i, &fetch.Error{Kind: fetch.Malformed, Err: err})
+		return nil, false
+	}
+	r.URL = u
+	req, err = e.request(r)
+	if err != nil {
+		e.failAt(i, err)
+		return nil, false
+	}
+	return req, true
+}
+
 func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	u := r.URL
 	req := &fetch.Request{URL: u, Head: e.cfg.head, Prompt: e.prompter()}
@@ -194,34 +212,27 @@ func (c *countWriter) Write(p []byte) (int, error) {
 func (e *runEnv) plans(urls iter.Seq[string]) int {
 	i := 0
 	for raw := range urls {
-		r := &fetch.Result{Index: i, Input: raw}
+		idx := i
 		i++
-		u, err := e.client.Parser.Parse(raw)
-		if err != nil {
-			e.failAt(r.Index, &fetch.Error{Kind: fetch.Malformed, Err: err})
-			continue
-		}
-		r.URL = u
-		req, err := e.request(r)
-		if err != nil {
-			e.failAt(r.Index, err)
+		req, ok := e.requestAt(idx, raw)
+		if !ok {
 			continue
 		}
 		lines, err := e.client.Plan(req)
 		if err != nil {
-			e.failAt(r.Index, err)
+			e.failAt(idx, err)
 			continue
 		}
 		var b bytes.Buffer
 		if e.many {
-			fmt.Fprintf(&b, "# %s\n", u.Redacted())
+			fmt.Fprintf(&b, "# %s\n", req.URL.Redacted())
 		}
 		for _, l := range lines {
 			b.WriteString(l)
 			b.WriteByte('\n')
 		}
 		if _, err := e.stdout.Write(b.Bytes()); err != nil {
-			e.writeFailed(r.Index, u.Redacted(), err)
+			e.writeFailed(idx, req.URL.Redacted(), err)
 		}
 	}
 	e.failMu.Lock()
