@@ -52,7 +52,7 @@ unpack_deb() {
 # drawn from 10000-19999, below the kernel's ephemeral range (32768 up):
 # a port the kernel handed out (bind to port 0) could be handed out again,
 # as the local port of any connection made on the machine, before the
-# server binds it; and above vsftpd's passive ports (20000 up).
+# server binds it; and below vsftpd's passive ports (20000 up).
 free_port() {
 	python3 - <<'PY'
 import random, socket
