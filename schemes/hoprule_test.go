@@ -2,44 +2,17 @@ package schemes_test
 
 import (
 	"context"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/schemes"
 )
-
-// testNet resolves TEST-NET names and routes their addresses to servers on
-// 127.0.0.1: nothing leaves the machine.
-type testNet map[string]string // "ip:port" → listener
-
-func (testNet) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
-	switch host {
-	case "www.example.test":
-		return []netip.Addr{netip.MustParseAddr("192.0.2.10")}, nil
-	case "other.example.test":
-		return []netip.Addr{netip.MustParseAddr("198.51.100.20")}, nil
-	case "intranet.example.test":
-		return []netip.Addr{netip.MustParseAddr("10.0.0.8")}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-func (n testNet) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	to, ok := n[addr]
-	if !ok {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("no route (test network)")}
-	}
-	var d net.Dialer
-	return d.DialContext(ctx, network, to)
-}
 
 // With every scheme registered, a redirect that leaves its host goes
 // through the Client, and a public server cannot send the Client to a
@@ -62,10 +35,13 @@ func TestRegisteredHopRule(t *testing.T) {
 		}
 	}))
 	defer public.Close()
-	n := testNet{
-		"192.0.2.10:80":    public.Listener.Addr().String(),
-		"198.51.100.20:80": public.Listener.Addr().String(),
-		"10.0.0.8:80":      inside.Listener.Addr().String(),
+	n := &fetchtest.Network{
+		Hosts: map[string]string{"www.example.test": "192.0.2.10", "other.example.test": "198.51.100.20", "intranet.example.test": "10.0.0.8"},
+		Routes: map[string]string{
+			"192.0.2.10:80":    public.Listener.Addr().String(),
+			"198.51.100.20:80": public.Listener.Addr().String(),
+			"10.0.0.8:80":      inside.Listener.Addr().String(),
+		},
 	}
 	c := &fetch.Client{DialContext: n.DialContext, Resolver: n}
 	schemes.Register(c, schemes.Config{})

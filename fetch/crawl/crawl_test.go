@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -248,17 +247,6 @@ func TestCrawlRobots(t *testing.T) {
 	}
 }
 
-// fakeResolver maps names to addresses.
-type fakeResolver map[string]string
-
-func (r fakeResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
-	a, ok := r[host]
-	if !ok {
-		return nil, errors.New("no such host")
-	}
-	return []netip.Addr{netip.MustParseAddr(a)}, nil
-}
-
 // A link from a public page to a private address is not followed; from a
 // private seed, it is.
 func TestCrawlHopRule(t *testing.T) {
@@ -270,7 +258,7 @@ func TestCrawlHopRule(t *testing.T) {
 		"gopher://127.0.0.1/0/x":           {body: "x"},
 	}}
 	c := s.client("gopher")
-	c.Resolver = fakeResolver{"public.example": "192.0.2.10", "inside.example": "10.1.2.3"}
+	c.Resolver = &fetchtest.Network{Hosts: map[string]string{"public.example": "192.0.2.10", "inside.example": "10.1.2.3"}}
 	got, st := visits(t, &Crawler{Client: c, Depth: 2, Scope: Scope{AnyHost: true}}, "gopher://public.example/1/")
 	if want := []string{"0 gopher://public.example/1/", "1 gopher://public.example/0/ok"}; !slices.Equal(got, want) || st.Private != 2 {
 		t.Errorf("from a public seed: %q (private %d), want %q", got, st.Private, want)

@@ -2,47 +2,16 @@ package http
 
 import (
 	"context"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
-
-// testNet resolves the test's own names and routes their addresses to
-// in-process servers on 127.0.0.1: no traffic leaves the machine.
-type testNet struct {
-	names  map[string]string // host → IP
-	routes map[string]string // "ip:port" → listener address
-	mu     sync.Mutex
-	dialed []string
-}
-
-func (n *testNet) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
-	if ip, ok := n.names[host]; ok {
-		return []netip.Addr{netip.MustParseAddr(ip)}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
-func (n *testNet) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	n.mu.Lock()
-	n.dialed = append(n.dialed, addr)
-	to, ok := n.routes[addr]
-	n.mu.Unlock()
-	if !ok {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("no route (test network)")}
-	}
-	var d net.Dialer
-	return d.DialContext(ctx, network, to)
-}
 
 // HTTP's connections are made through the Client's dial hook and
 // resolver, under its policy, like every other scheme's.
@@ -64,9 +33,9 @@ func TestTransportDialsThroughClient(t *testing.T) {
 		}
 	}))
 	defer public.Close()
-	n := &testNet{
-		names:  map[string]string{"example.test": "192.0.2.10", "inside.test": "10.0.0.7"},
-		routes: map[string]string{"192.0.2.10:80": public.Listener.Addr().String(), "10.0.0.7:80": inside.Listener.Addr().String()},
+	n := &fetchtest.Network{
+		Hosts:  map[string]string{"example.test": "192.0.2.10", "inside.test": "10.0.0.7"},
+		Routes: map[string]string{"192.0.2.10:80": public.Listener.Addr().String(), "10.0.0.7:80": inside.Listener.Addr().String()},
 	}
 	h := &Handler{}
 	defer h.Close()
@@ -105,9 +74,7 @@ func TestTransportDialsThroughClient(t *testing.T) {
 	if got := insideHits.Load(); got != 1 {
 		t.Errorf("the private server got %d requests, want 1 (the direct one): a refused request reached it", got)
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if len(n.dialed) == 0 {
+	if len(n.Dialed()) == 0 {
 		t.Error("the dial hook was never called")
 	}
 }
