@@ -245,9 +245,13 @@ type session struct {
 	conn   net.Conn // the TLS conn for gophers, else the *fetch.Conn
 	br     *bufio.Reader
 	clock  *lineClock // under br; nil until the request is sent
+	idle   time.Duration
 	stop   func() bool
 	cancel context.CancelCauseFunc
-	once   sync.Once
+	// ended returns nil while the session's context lives, and then its
+	// cause as an error of the cause's Kind.
+	ended func() error
+	once  sync.Once
 }
 
 // Close stops watching the context and closes the connection; it is safe
@@ -281,7 +285,13 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 	// The session's own context: the line clock ends it when a line is
 	// too slow in coming.
 	sctx, cancel := context.WithCancelCause(ctx)
-	s := &session{conn: fc, stop: fc.Watch(sctx), cancel: cancel}
+	s := &session{conn: fc, stop: fc.Watch(sctx), cancel: cancel, ended: func() error {
+		if sctx.Err() == nil {
+			return nil
+		}
+		err := context.Cause(sctx)
+		return fetch.Wrap(fetch.KindOf(err), err)
+	}}
 	if u.Scheme == "gophers" {
 		cfg := &tls.Config{}
 		if req.TLS != nil {
@@ -318,11 +328,8 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 	if m := h.maxLine() + 8; m > size {
 		size = m
 	}
-	idle := req.IdleTimeout
-	if idle <= 0 {
-		idle = 60 * time.Second
-	}
-	s.clock = newLineClock(s.conn, idle, cancel)
+	s.idle = req.EffectiveIdleTimeout()
+	s.clock = newLineClock(s.conn, s.idle, cancel)
 	s.br = bufio.NewReaderSize(s.clock, size)
 	return s, nil
 }

@@ -205,9 +205,14 @@ type body struct {
 
 func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
 
-// WriteTo copies the body to w through a buffer larger than io.Copy's, so
-// that bulk items take fewer system calls.
+// WriteTo copies the body to w: an item read to its end or to its size
+// goes straight from the socket to an io.ReaderFrom (see spliceTo), and
+// any other through a buffer larger than io.Copy's, so that bulk items
+// take fewer system calls.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
+	if n, ok, err := b.spliceTo(w); ok {
+		return n, err
+	}
 	buf := make([]byte, 256<<10)
 	// Both sides are wrapped so that neither a ReaderFrom on w nor this
 	// method itself takes over from the buffer.

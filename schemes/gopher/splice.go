@@ -1,0 +1,191 @@
+package gopher
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// spliceChunk is the most one ReadFrom of the output moves: the count of
+// bytes (and a progress meter above it) moves on after each chunk.
+const spliceChunk = 4 << 20
+
+// idleSlices is how many slices the idle timeout is cut into while the
+// output's ReadFrom waits on the socket. A slice in which bytes came is
+// progress; idleSlices slices in a row without a byte are a stall. So a
+// slow server never times out while it sends, and a stalled one times out
+// between one idle timeout and a slice more after its last byte.
+const idleSlices = 4
+
+// spliceTo hands the rest of the body to w's ReadFrom with the
+// connection's socket itself as the reader, so that an *os.File moves the
+// bytes with splice(2) on Linux, without a copy through this process. It
+// does so for an item read until the server closes and for one whose size
+// a Gopher+ header gave; text and menus, whose ends are looked for in the
+// bytes, are read as before. The bytes the session has already buffered
+// go first, by w.Write. It reports false when it cannot (TLS, a connection
+// that is not TCP, a w that is not an io.ReaderFrom, a body of another
+// kind), and WriteTo then copies. The rules are Read's: a server closing
+// before an announced size is Kind Incomplete, a reset connection too, a
+// stall Kind Timeout, and the session's context ends the copy with its
+// cause.
+func (b *body) spliceTo(w io.Writer) (int64, bool, error) {
+	rf, ok := w.(io.ReaderFrom)
+	if !ok {
+		return 0, false, nil
+	}
+	s := b.s
+	var sized *sizedReader
+	switch r := b.r.(type) {
+	case rawReader:
+		if r.r != io.Reader(s.br) {
+			return 0, false, nil
+		}
+	case *sizedReader:
+		if r.r != io.Reader(s.br) {
+			return 0, false, nil
+		}
+		sized = r
+	default:
+		return 0, false, nil
+	}
+	fc, ok := s.conn.(*fetch.Conn)
+	if !ok {
+		return 0, false, nil
+	}
+	tc, ok := tcpConn(fc.Conn)
+	if !ok {
+		return 0, false, nil
+	}
+
+	// left is what remains of a sized item, or -1 until the server closes.
+	left := int64(-1)
+	if sized != nil {
+		left = sized.n
+	}
+	moved := func(n int64) {
+		if sized != nil {
+			sized.n -= n
+			left = sized.n
+		}
+	}
+	closed := func(total int64) (int64, bool, error) {
+		if left > 0 {
+			return total, true, fetch.Errorf(fetch.Incomplete, "the server closed after %d of %d bytes", sized.size-left, sized.size)
+		}
+		return total, true, nil
+	}
+
+	var total int64
+	if n := s.br.Buffered(); n > 0 && left != 0 {
+		if left > 0 && int64(n) > left {
+			n = int(left)
+		}
+		p, _ := s.br.Peek(n)
+		m, err := w.Write(p)
+		s.br.Discard(m)
+		total += int64(m)
+		moved(int64(m))
+		if err != nil {
+			return total, true, err
+		}
+	}
+	if left == 0 {
+		return total, true, nil
+	}
+	// With its buffer empty, a read of nothing returns the error the
+	// buffer held, if any, without reading more.
+	if _, err := s.br.Read(nil); err == io.EOF {
+		return closed(total)
+	} else if err != nil {
+		return total, true, readErr(err)
+	}
+
+	slice := s.idle / idleSlices
+	quiet := 0
+	lr := &io.LimitedReader{R: tc}
+	for {
+		lr.N = spliceChunk
+		if left >= 0 && left < lr.N {
+			lr.N = left
+		}
+		// Armed before the context is looked at: a cancel after the look
+		// sets the deadline past again.
+		tc.SetReadDeadline(time.Now().Add(slice))
+		if err := s.ended(); err != nil {
+			return total, true, err
+		}
+		n, err := rf.ReadFrom(lr)
+		total += n
+		moved(n)
+		if n > 0 {
+			quiet = 0
+		}
+		switch {
+		case err == nil && lr.N > 0:
+			// Short of the chunk with no error: the server closed.
+			return closed(total)
+		case err == nil:
+			if left == 0 {
+				return total, true, nil
+			}
+		case !readSide(err):
+			// The output failed.
+			return total, true, err
+		case s.ended() != nil:
+			return total, true, s.ended()
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			if n == 0 {
+				quiet++
+			}
+			if quiet >= idleSlices {
+				return total, true, fetch.Wrap(fetch.Timeout, socketErr(err))
+			}
+		default:
+			return total, true, readErr(socketErr(err))
+		}
+	}
+}
+
+// readSide reports whether an error out of an output's ReadFrom came from
+// the connection rather than the output: a deadline, a connection closed
+// under it, or the peer's reset.
+func readSide(err error) bool {
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
+		errors.Is(err, syscall.ETIMEDOUT)
+}
+
+// socketErr is an error of the connection out of an output's ReadFrom,
+// without the output's name: an *os.File reports a splice that failed on
+// the socket as a failed write to the file, which it was not.
+func socketErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// tcpConn finds the *net.TCPConn under c's wrappers (the dial policy's
+// record of the address, ...), each of which names the connection it
+// wraps with NetConn.
+func tcpConn(c net.Conn) (*net.TCPConn, bool) {
+	for range 8 {
+		switch x := c.(type) {
+		case *net.TCPConn:
+			return x, true
+		case interface{ NetConn() net.Conn }:
+			c = x.NetConn()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
