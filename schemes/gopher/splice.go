@@ -23,6 +23,13 @@ const spliceChunk = 4 << 20
 // between one idle timeout and a slice more after its last byte.
 const idleSlices = 4
 
+// spliceLowat is the low mark (SO_RCVLOWAT) the socket is given while it
+// is spliced: this process is woken once that much has come rather than
+// for each of the server's writes. Gophernicus and pygopherd write 4 KiB
+// at a time, and on a machine with few cores each wakeup of the client
+// takes the core from the server.
+const spliceLowat = 256 << 10
+
 // spliceTo hands the rest of the body to w's ReadFrom with the
 // connection's socket itself as the reader, so that an *os.File moves the
 // bytes with splice(2) on Linux, without a copy through this process. It
@@ -110,10 +117,24 @@ func (b *body) spliceTo(w io.Writer) (int64, bool, error) {
 	slice := s.idle / idleSlices
 	quiet := 0
 	lr := &io.LimitedReader{R: tc}
+	mark, lowat := int64(0), true
 	for {
+		// A sized item's last bytes must wake this process even when
+		// the server keeps the connection open: no chunk but the last
+		// ends within a mark of the item's end, and the last has none.
 		lr.N = spliceChunk
-		if left >= 0 && left < lr.N {
-			lr.N = left
+		want := int64(spliceLowat)
+		switch {
+		case left < 0:
+		case left <= want:
+			lr.N, want = left, 1
+		default:
+			lr.N = min(lr.N, left-want)
+		}
+		if lowat && want != mark {
+			if lowat = setLowat(tc, int(want)); lowat {
+				mark = want
+			}
 		}
 		// Armed before the context is looked at: a cancel after the look
 		// sets the deadline past again.
@@ -141,6 +162,14 @@ func (b *body) spliceTo(w io.Writer) (int64, bool, error) {
 		case s.ended() != nil:
 			return total, true, s.ended()
 		case errors.Is(err, os.ErrDeadlineExceeded):
+			if lowat && mark > 1 {
+				// A server slower than the mark fills it: from
+				// now on each byte wakes this process. Bytes below
+				// the mark that came in this slice the next
+				// ReadFrom takes at once, as progress.
+				setLowat(tc, 1)
+			}
+			lowat = false
 			if n == 0 {
 				quiet++
 			}

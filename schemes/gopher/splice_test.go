@@ -19,25 +19,31 @@ import (
 )
 
 // spliceSpy is an output file that notes whether its ReadFrom was handed
-// the connection's socket, the reader an *os.File splices from.
+// the connection's socket, the reader an *os.File splices from, and shows
+// it to onSocket when that is not nil.
 type spliceSpy struct {
 	*os.File
-	spliced bool
+	spliced  bool
+	onSocket func(*net.TCPConn)
 }
 
 func (s *spliceSpy) ReadFrom(r io.Reader) (int64, error) {
 	if lr, ok := r.(*io.LimitedReader); ok {
-		if _, ok := lr.R.(*net.TCPConn); ok {
+		if tc, ok := lr.R.(*net.TCPConn); ok {
 			s.spliced = true
+			if s.onSocket != nil {
+				s.onSocket(tc)
+			}
 		}
 	}
 	return s.File.ReadFrom(r)
 }
 
 // copyToFile fetches raw with h and copies the body to a new file in dir
-// with io.Copy, as the command line does; it returns the file's bytes,
-// whether the file's ReadFrom got the socket, and the copy's error.
-func copyToFile(t *testing.T, h *Handler, dir, raw string, mod func(*fetch.Request)) ([]byte, bool, error) {
+// through a spliceSpy with onSocket, using io.Copy as the command line
+// does; it returns the file's bytes, whether the file's ReadFrom got the
+// socket, and the copy's error.
+func copyToFile(t *testing.T, h *Handler, dir, raw string, mod func(*fetch.Request), onSocket func(*net.TCPConn)) ([]byte, bool, error) {
 	t.Helper()
 	u, err := url.ParseLenient(raw)
 	if err != nil {
@@ -58,7 +64,7 @@ func copyToFile(t *testing.T, h *Handler, dir, raw string, mod func(*fetch.Reque
 		t.Fatal(err)
 	}
 	defer f.Close()
-	spy := &spliceSpy{File: f}
+	spy := &spliceSpy{File: f, onSocket: onSocket}
 	n, err := io.Copy(spy, res.Body)
 	res.Body.Close()
 	got, rerr := os.ReadFile(f.Name())
@@ -104,7 +110,7 @@ func TestSpliceToFile(t *testing.T) {
 		{"9/reset.bin", nil, fetch.Incomplete, false},
 	}
 	for _, tt := range tests {
-		got, spliced, err := copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/"+tt.path, nil)
+		got, spliced, err := copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/"+tt.path, nil, nil)
 		if fetch.KindOf(err) != tt.kind {
 			t.Errorf("%s: %v (kind %v), want kind %v", tt.path, err, fetch.KindOf(err), tt.kind)
 		}
@@ -126,9 +132,52 @@ func TestSpliceKeepsText(t *testing.T) {
 	text := "a line\r\n..stuffed\r\n.\r\n"
 	s := newServer(t, map[string]respond{"/t": send(text)})
 	for _, path := range []string{"0/t", "1/t"} {
-		got, spliced, err := copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/"+path, nil)
+		got, spliced, err := copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/"+path, nil, nil)
 		if err != nil || spliced || string(got) != "a line\r\n.stuffed\r\n" {
 			t.Errorf("%s: %q, spliced %v, %v; want the text unstuffed, not spliced", path, got, spliced, err)
+		}
+	}
+}
+
+// TestSpliceSizedServerStays checks that a Gopher+ item whose server
+// keeps the connection open after the announced bytes ends with its last
+// byte, not with the idle timeout: the low mark on the socket never asks
+// for more than the item has left.
+func TestSpliceSizedServerStays(t *testing.T) {
+	release := make(chan struct{})
+	routes := map[string]respond{}
+	sizes := []int{100, 300 << 10, 2<<20 + 5}
+	for _, n := range sizes {
+		data := binary(n)
+		routes["/"+strconv.Itoa(n)] = func(c net.Conn, _ *bufio.Reader, _ string) {
+			// All but the last 1000 bytes, a pause, the rest, and
+			// the connection stays.
+			io.WriteString(c, "+"+strconv.Itoa(n)+"\r\n")
+			c.Write(data[:max(n-1000, 0)])
+			time.Sleep(200 * time.Millisecond)
+			c.Write(data[max(n-1000, 0):])
+			<-release
+		}
+	}
+	s := newServer(t, routes)
+	t.Cleanup(func() { close(release) }) // before the server's cleanup waits
+	for _, n := range sizes {
+		data := binary(n)
+		done := make(chan struct{})
+		var got []byte
+		var spliced bool
+		var err error
+		go func() {
+			defer close(done)
+			got, spliced, err = copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/9/"+strconv.Itoa(n)+"%09%09+", func(r *fetch.Request) { r.IdleTimeout = time.Minute }, nil)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d bytes: the copy did not end with the item's last byte", n)
+		}
+		if err != nil || !bytes.Equal(got, data) || n > 1<<20 && !spliced {
+			t.Errorf("%d bytes: %d bytes, spliced %v, %v; want the item", n, len(got), spliced, err)
 		}
 	}
 }
@@ -163,7 +212,7 @@ func TestSpliceStalls(t *testing.T) {
 	const idle = 750 * time.Millisecond
 
 	start := time.Now()
-	_, spliced, err := copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/9/slow.bin", func(r *fetch.Request) { r.IdleTimeout = idle })
+	_, spliced, err := copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/9/slow.bin", func(r *fetch.Request) { r.IdleTimeout = idle }, nil)
 	if err != nil || !spliced {
 		t.Errorf("a server sending a byte each 50 ms for %v, idle timeout %v: spliced %v, %v; want no error", time.Since(start), idle, spliced, err)
 	}
