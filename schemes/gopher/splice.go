@@ -27,8 +27,9 @@ const idleSlices = 4
 // is spliced: this process is woken once that much has come rather than
 // for each of the server's writes. Gophernicus and pygopherd write 4 KiB
 // at a time, and on a machine with few cores each wakeup of the client
-// takes the core from the server.
-const spliceLowat = 256 << 10
+// takes the core from the server. 1 MiB is what the splice moves through
+// its pipe at a time.
+const spliceLowat = 1 << 20
 
 // spliceTo hands the rest of the body to w's ReadFrom with the
 // connection's socket itself as the reader, so that an *os.File moves the
