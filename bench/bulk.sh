@@ -7,6 +7,9 @@
 #   bash bench/bulk.sh [ROUNDS] [PROTOCOLS]   (default 7; "http ftp gopher file")
 #   FETCH_BIN=path   measure that binary instead of building one
 #
+# PROTOCOLS may also name pygopherd: the same 64 MiB gopher item from the
+# integration tests' second gopher server.
+#
 # Targets (issue 14): wall ratio <= 0.7; fetch's peak RSS <= 16 MiB.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,10 +37,13 @@ for p in $protos; do
 		source "$IT_DIR/ftp.env"
 		url[ftp]=ftp://$FETCH_IT_FTP_ADDR/big.bin
 		;;
-	gopher)
-		GOPHER_BIG_MIB=64 bash "$root/integration_test/servers/gopher.sh" start && started+=(gopher)
+	gopher | pygopherd)
+		if [[ " ${started[*]} " != *" gopher "* ]]; then
+			GOPHER_BIG_MIB=64 bash "$root/integration_test/servers/gopher.sh" start && started+=(gopher)
+		fi
 		source "$IT_DIR/gopher.env"
 		url[gopher]=gopher://$FETCH_IT_GOPHER_ADDR/9/big.bin
+		url[pygopherd]=gopher://$FETCH_IT_GOPHERP_ADDR/9/big.bin
 		;;
 	file)
 		mkdir -p "$IT_DIR/file"

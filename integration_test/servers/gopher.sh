@@ -10,7 +10,8 @@
 # server, a type-7 search (a CGI script echoing the words), and in
 # /looks3/ files whose first line looks like an error item (rfc.tsv,
 # bin3.dat).
-# GOPHER_BIG_MIB (default 0) adds /big.bin of that many MiB, for the bench.
+# GOPHER_BIG_MIB (default 0) adds /big.bin of that many MiB, for the bench
+# (to both servers).
 #
 # And pygopherd, a Gopher+ server that also speaks TLS on the same port,
 # serving $IT_DIR/gopher/plus: a text item with an abstract, a binary item,
@@ -82,6 +83,9 @@ start_plus() {
 	printf 'gopher plus text\n.a line that begins with a dot\n' >"$root/plus.txt"
 	printf 'An abstract of plus.txt\n' >"$root/plus.txt.abstract"
 	head -c 65536 /dev/urandom >"$root/data.bin"
+	if [ "${GOPHER_BIG_MIB:-0}" -gt 0 ]; then
+		ln "$dir/root/big.bin" "$root/big.bin"
+	fi
 	printf 'the form item\n' >"$root/form.txt"
 	printf 'Ask: Your name?\tAnon\nChoose: Colour?\tred\tblue\n' >"$root/form.txt.ask"
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
