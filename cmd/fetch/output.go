@@ -15,14 +15,17 @@ import (
 )
 
 // fileOut writes a transfer to a file atomically: the bytes go to a
-// temporary file in the same folder, renamed over the final name only when
-// the transfer is complete. A failed transfer leaves no final file.
+// temporary file in the same folder, given the final name only when the
+// transfer is complete. A failed transfer leaves no final file.
 //
-// The temporary file is ".FILE.<pid>.<random>.part", created with mode
-// 0666 so that the operating system applies the umask, as for any new
-// file. A run that was killed leaves its temporary file behind; the next
-// run writing into the same folder removes the ones whose process is gone
-// (see removeStaleParts).
+// On Linux the temporary file has no name at all until then (O_TMPFILE,
+// see createUnnamed): nothing is left behind by a failure or a kill.
+// Elsewhere, and where the file system cannot, it is
+// ".FILE.<pid>.<random>.part", renamed over FILE. Either is created with
+// mode 0666 so that the operating system applies the umask, as for any new
+// file. A run that was killed leaves its named temporary file behind; the
+// next run writing into the same folder removes the ones whose process is
+// gone (see removeStaleParts).
 //
 // With resume (-C -), the temporary file is FILE.part, kept after a failure
 // so that the next "-C -" goes on where it stopped. An existing complete
@@ -34,6 +37,8 @@ type fileOut struct {
 	final  string
 	resume bool
 	tmp    *os.File
+	// unnamed is set when tmp has no name yet (see createUnnamed).
+	unnamed bool
 
 	// fromFinal is set while resuming from FILE itself: off is its size,
 	// and pending is set once the server agreed to send from off, until
@@ -47,8 +52,14 @@ func (f *fileOut) partName() string { return f.final + ".part" }
 
 // open prepares the temporary file and returns the offset to resume at.
 func (f *fileOut) open() (int64, error) {
-	f.tmp, f.fromFinal, f.pending, f.off = nil, false, false, 0
+	f.tmp, f.unnamed, f.fromFinal, f.pending, f.off = nil, false, false, false, 0
 	if !f.resume {
+		dir, _ := filepath.Split(f.final)
+		removeStaleParts(dir)
+		if t, ok := createUnnamed(f.final); ok {
+			f.tmp, f.unnamed = t, true
+			return 0, nil
+		}
 		t, err := createTemp(f.final)
 		if err != nil {
 			return 0, err
@@ -183,6 +194,17 @@ func (f *fileOut) commit() error {
 		f.pending, f.fromFinal = false, false
 		return nil
 	}
+	if f.unnamed {
+		f.unnamed = false
+		dirMu.Lock()
+		err := linkUnnamed(t, f.final)
+		dirMu.Unlock()
+		if cerr := t.Close(); err == nil && cerr != nil {
+			os.Remove(f.final) // named, but its bytes may not all be there
+			err = cerr
+		}
+		return err
+	}
 	if err := t.Close(); err != nil {
 		os.Remove(t.Name())
 		return err
@@ -207,10 +229,10 @@ func (f *fileOut) abort() {
 		return
 	}
 	f.tmp.Close()
-	if !f.resume {
+	if !f.resume && !f.unnamed {
 		os.Remove(f.tmp.Name())
 	}
-	f.tmp = nil
+	f.tmp, f.unnamed = nil, false
 }
 
 // createTemp creates the temporary file for final,
@@ -219,9 +241,8 @@ func (f *fileOut) abort() {
 func createTemp(final string) (*os.File, error) {
 	dir, base := filepath.Split(final)
 	removeStaleParts(dir)
-	prefix := dir + "." + base + "." + pidText + "."
 	for range 100 {
-		name := prefix + fmt.Sprintf("%08x", rand.Uint32()) + ".part"
+		name := tempName(dir, base)
 		dirMu.Lock()
 		t, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		dirMu.Unlock()
@@ -231,6 +252,12 @@ func createTemp(final string) (*os.File, error) {
 		return t, err
 	}
 	return nil, fmt.Errorf("cannot create a temporary file for %s", final)
+}
+
+// tempName returns a name for a temporary file for base in dir:
+// ".BASE.<pid>.<8 random hex digits>.part".
+func tempName(dir, base string) string {
+	return dir + "." + base + "." + pidText + "." + fmt.Sprintf("%08x", rand.Uint32()) + ".part"
 }
 
 // remoteName is the -O file name: the URL's last path segment, decoded.

@@ -86,3 +86,59 @@ func TestOutputUmaskConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// On Linux the file being written has no name until it is complete: the
+// folder shows nothing during the transfer or after a failure, and the
+// complete file replaces one of the same name at once.
+func TestOutputUnnamed(t *testing.T) {
+	names := func(dir string) []string {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ns []string
+		for _, e := range ents {
+			ns = append(ns, e.Name())
+		}
+		return ns
+	}
+	for _, old := range []string{"", "old content"} {
+		dir := t.TempDir()
+		dst := filepath.Join(dir, "f.bin")
+		var want []string
+		if old != "" {
+			os.WriteFile(dst, []byte(old), 0o644)
+			want = []string{"f.bin"}
+		}
+		f := &fileOut{final: dst}
+		if _, err := f.open(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write([]byte("new")); err != nil {
+			t.Fatal(err)
+		}
+		if got := names(dir); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("during the transfer the folder holds %q, want %q", got, want)
+		}
+		if err := f.commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got := names(dir); strings.Join(got, ",") != "f.bin" {
+			t.Errorf("after commit the folder holds %q, want only f.bin", got)
+		}
+		if b, _ := os.ReadFile(dst); string(b) != "new" {
+			t.Errorf("f.bin = %q, want %q", b, "new")
+		}
+
+		// A failed transfer leaves the folder as it was.
+		f = &fileOut{final: filepath.Join(dir, "g.bin")}
+		if _, err := f.open(); err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("partial"))
+		f.abort()
+		if got := names(dir); strings.Join(got, ",") != "f.bin" {
+			t.Errorf("after a failure the folder holds %q, want only f.bin", got)
+		}
+	}
+}
