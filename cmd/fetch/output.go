@@ -27,6 +27,10 @@ import (
 // next run writing into the same folder removes the ones whose process is
 // gone (see removeStaleParts).
 //
+// A FILE that exists and is not a regular file or a folder (a device such
+// as /dev/null, a named pipe) is written to directly, as it is: renaming
+// over it would replace the device with a file.
+//
 // With resume (-C -), the temporary file is FILE.part, kept after a failure
 // so that the next "-C -" goes on where it stopped. An existing complete
 // FILE is resumed from without being touched until the server has sent a
@@ -39,6 +43,8 @@ type fileOut struct {
 	tmp    *os.File
 	// unnamed is set when tmp has no name yet (see createUnnamed).
 	unnamed bool
+	// special is set when tmp is FILE itself, a device or a pipe.
+	special bool
 
 	// fromFinal is set while resuming from FILE itself: off is its size,
 	// and pending is set once the server agreed to send from off, until
@@ -52,7 +58,15 @@ func (f *fileOut) partName() string { return f.final + ".part" }
 
 // open prepares the temporary file and returns the offset to resume at.
 func (f *fileOut) open() (int64, error) {
-	f.tmp, f.unnamed, f.fromFinal, f.pending, f.off = nil, false, false, false, 0
+	f.tmp, f.unnamed, f.special, f.fromFinal, f.pending, f.off = nil, false, false, false, false, 0
+	if fi, err := os.Stat(f.final); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		t, err := os.OpenFile(f.final, os.O_WRONLY, 0)
+		if err != nil {
+			return 0, err
+		}
+		f.tmp, f.special = t, true
+		return 0, nil
+	}
 	if !f.resume {
 		dir, _ := filepath.Split(f.final)
 		removeStaleParts(dir)
@@ -194,6 +208,10 @@ func (f *fileOut) commit() error {
 		f.pending, f.fromFinal = false, false
 		return nil
 	}
+	if f.special {
+		f.special = false
+		return t.Close()
+	}
 	if f.unnamed {
 		f.unnamed = false
 		dirMu.Lock()
@@ -229,10 +247,10 @@ func (f *fileOut) abort() {
 		return
 	}
 	f.tmp.Close()
-	if !f.resume && !f.unnamed {
+	if !f.resume && !f.unnamed && !f.special {
 		os.Remove(f.tmp.Name())
 	}
-	f.tmp, f.unnamed = nil, false
+	f.tmp, f.unnamed, f.special = nil, false, false
 }
 
 // createTemp creates the temporary file for final,

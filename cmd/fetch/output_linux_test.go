@@ -2,12 +2,15 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // procUmask reads the process's umask without changing it.
@@ -141,4 +144,66 @@ func TestOutputUnnamed(t *testing.T) {
 			t.Errorf("after a failure the folder holds %q, want only f.bin", got)
 		}
 	}
+}
+
+// -o naming a device or a named pipe writes into it, as it is: it is not
+// replaced by a regular file (as root, "-o /dev/null" once replaced the
+// device).
+func TestOutputSpecial(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.WriteFile(src, []byte("some bytes"), 0o644)
+
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Logf("no device made (%v): checking the pipe only", err)
+		null = ""
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(b)
+	}()
+	for _, dst := range []string{null, fifo} {
+		if dst == "" {
+			continue
+		}
+		if _, errs, code := fetchCmd(t, "", "-o", dst, "file://"+src); code != 0 {
+			t.Fatalf("-o %s: exit %d: %s", dst, code, errs)
+		}
+		fi, err := os.Lstat(dst)
+		if err != nil || fi.Mode().IsRegular() {
+			t.Errorf("-o %s: now %v, %v; want it as it was", dst, fi.Mode(), err)
+		}
+	}
+	select {
+	case s := <-got:
+		if s != "some bytes" {
+			t.Errorf("the pipe's reader got %q", s)
+		}
+	case <-time.After(10 * time.Second):
+		os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0) // release the reader
+		t.Error("nothing was written into the pipe")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2+btoi(null != "") {
+		t.Errorf("the folder holds %d entries, want no more than before", len(ents))
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
