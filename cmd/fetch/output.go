@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -29,7 +30,10 @@ import (
 //
 // A FILE that exists and is not a regular file or a folder (a device such
 // as /dev/null, a named pipe) is written to directly, as it is: renaming
-// over it would replace the device with a file.
+// over it would replace the device with a file. For -o that is known
+// before the first byte, which then goes straight there; for -O, whose
+// names are many and seldom exist already, FILE is looked at only when it
+// turns out to exist, and a device there gets the bytes at the end.
 //
 // With resume (-C -), the temporary file is FILE.part, kept after a failure
 // so that the next "-C -" goes on where it stopped. An existing complete
@@ -45,6 +49,9 @@ type fileOut struct {
 	unnamed bool
 	// special is set when tmp is FILE itself, a device or a pipe.
 	special bool
+	// many is set when FILE is one of many names (-O): open does not
+	// look for a device there beforehand (see above).
+	many bool
 
 	// fromFinal is set while resuming from FILE itself: off is its size,
 	// and pending is set once the server agreed to send from off, until
@@ -59,7 +66,7 @@ func (f *fileOut) partName() string { return f.final + ".part" }
 // open prepares the temporary file and returns the offset to resume at.
 func (f *fileOut) open() (int64, error) {
 	f.tmp, f.unnamed, f.special, f.fromFinal, f.pending, f.off = nil, false, false, false, false, 0
-	if fi, err := os.Stat(f.final); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+	if !f.many && isSpecial(f.final) {
 		t, err := os.OpenFile(f.final, os.O_WRONLY, 0)
 		if err != nil {
 			return 0, err
@@ -216,11 +223,20 @@ func (f *fileOut) commit() error {
 		f.unnamed = false
 		dirMu.Lock()
 		err := linkUnnamed(t, f.final)
+		if errors.Is(err, fs.ErrExist) {
+			err = replace(t, f.final, func(tmp string) error { return linkUnnamed(t, tmp) })
+		}
 		dirMu.Unlock()
 		if cerr := t.Close(); err == nil && cerr != nil {
 			os.Remove(f.final) // named, but its bytes may not all be there
 			err = cerr
 		}
+		return err
+	}
+	if f.many && isSpecial(f.final) {
+		err := copyInto(t, f.final)
+		t.Close()
+		os.Remove(t.Name())
 		return err
 	}
 	if err := t.Close(); err != nil {
@@ -230,6 +246,56 @@ func (f *fileOut) commit() error {
 	dirMu.Lock()
 	defer dirMu.Unlock()
 	return os.Rename(t.Name(), f.final)
+}
+
+// isSpecial reports whether name is a device, a named pipe or a socket:
+// something that is there but is neither a regular file nor a folder.
+func isSpecial(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+}
+
+// replace makes the complete file t final's, in place of what is there: a
+// device or a pipe gets t's bytes; anything else is replaced at once,
+// never missing, by naming t beside it (with name) and renaming that over
+// it.
+func replace(t *os.File, final string, name func(tmp string) error) error {
+	if isSpecial(final) {
+		return copyInto(t, final)
+	}
+	dir, base := filepath.Split(final)
+	for range 100 {
+		tmp := tempName(dir, base)
+		err := name(tmp)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, final); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		return nil
+	}
+	return fmt.Errorf("cannot name a temporary file for %s", final)
+}
+
+// copyInto writes t's bytes, from the start, into the device or pipe name.
+func copyInto(t *os.File, name string) error {
+	if _, err := t.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	w, err := os.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, t)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // dirMu lets one transfer at a time create or rename its file: with many

@@ -148,62 +148,71 @@ func TestOutputUnnamed(t *testing.T) {
 
 // -o naming a device or a named pipe writes into it, as it is: it is not
 // replaced by a regular file (as root, "-o /dev/null" once replaced the
-// device).
+// device). With -O the name is looked at only when it exists, and a device
+// or pipe there gets the bytes at the end.
 func TestOutputSpecial(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	os.WriteFile(src, []byte("some bytes"), 0o644)
-
-	null := filepath.Join(dir, "null")
-	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
-		t.Logf("no device made (%v): checking the pipe only", err)
-		null = ""
+	for _, opt := range []string{"-o", "-O"} {
+		t.Run(opt, func(t *testing.T) {
+			dir := t.TempDir()
+			srcDir := t.TempDir()
+			write := func(name string) string {
+				p := filepath.Join(srcDir, name)
+				os.WriteFile(p, []byte("bytes of "+name), 0o644)
+				return p
+			}
+			args := func(name string) []string {
+				if opt == "-o" {
+					return []string{"-o", filepath.Join(dir, name), "file://" + write("src")}
+				}
+				return []string{"-O", "--output-dir", dir, "file://" + write(name)}
+			}
+			want := map[string]string{}
+			if err := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+				t.Logf("no device made (%v): checking the pipe only", err)
+			} else {
+				want["null"] = ""
+			}
+			fifo := filepath.Join(dir, "fifo")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want["fifo"] = "bytes of "
+			if opt == "-o" {
+				want["fifo"] += "src"
+			} else {
+				want["fifo"] += "fifo"
+			}
+			got := make(chan string, 1)
+			go func() {
+				f, err := os.Open(fifo)
+				if err != nil {
+					got <- err.Error()
+					return
+				}
+				b, _ := io.ReadAll(f)
+				f.Close()
+				got <- string(b)
+			}()
+			for name := range want {
+				if _, errs, code := fetchCmd(t, "", args(name)...); code != 0 {
+					t.Fatalf("%s %s: exit %d: %s", opt, name, code, errs)
+				}
+				fi, err := os.Lstat(filepath.Join(dir, name))
+				if err != nil || fi.Mode().IsRegular() {
+					t.Errorf("%s %s: now %v, %v; want it as it was", opt, name, fi.Mode(), err)
+				}
+			}
+			select {
+			case s := <-got:
+				if s != want["fifo"] {
+					t.Errorf("the pipe's reader got %q, want %q", s, want["fifo"])
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("nothing was written into the pipe")
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != len(want) {
+				t.Errorf("the folder holds %d entries, want %d as before", len(ents), len(want))
+			}
+		})
 	}
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- string(b)
-	}()
-	for _, dst := range []string{null, fifo} {
-		if dst == "" {
-			continue
-		}
-		if _, errs, code := fetchCmd(t, "", "-o", dst, "file://"+src); code != 0 {
-			t.Fatalf("-o %s: exit %d: %s", dst, code, errs)
-		}
-		fi, err := os.Lstat(dst)
-		if err != nil || fi.Mode().IsRegular() {
-			t.Errorf("-o %s: now %v, %v; want it as it was", dst, fi.Mode(), err)
-		}
-	}
-	select {
-	case s := <-got:
-		if s != "some bytes" {
-			t.Errorf("the pipe's reader got %q", s)
-		}
-	case <-time.After(10 * time.Second):
-		os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0) // release the reader
-		t.Error("nothing was written into the pipe")
-	}
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 2+btoi(null != "") {
-		t.Errorf("the folder holds %d entries, want no more than before", len(ents))
-	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,34 +46,12 @@ var procFD = sync.OnceValue(func() bool {
 	return err == nil && fi.IsDir()
 })
 
-// linkUnnamed gives the unnamed file t the name final, replacing a file
-// of that name as rename does.
-func linkUnnamed(t *os.File, final string) error {
+// linkUnnamed gives the unnamed file t the name name. A name that exists
+// is an error satisfying errors.Is(err, fs.ErrExist).
+func linkUnnamed(t *os.File, name string) error {
 	src := "/proc/self/fd/" + strconv.Itoa(int(t.Fd()))
-	err := unix.Linkat(unix.AT_FDCWD, src, unix.AT_FDCWD, final, unix.AT_SYMLINK_FOLLOW)
-	if err == nil || !errors.Is(err, unix.EEXIST) {
-		if err != nil {
-			err = &os.LinkError{Op: "link", Old: t.Name(), New: final, Err: err}
-		}
-		return err
+	if err := unix.Linkat(unix.AT_FDCWD, src, unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW); err != nil {
+		return &os.LinkError{Op: "link", Old: t.Name(), New: name, Err: err}
 	}
-	// final exists: name the file beside it, then rename it over final,
-	// so that final is replaced at once, never missing.
-	dir, base := filepath.Split(final)
-	for range 100 {
-		tmp := tempName(dir, base)
-		err := unix.Linkat(unix.AT_FDCWD, src, unix.AT_FDCWD, tmp, unix.AT_SYMLINK_FOLLOW)
-		if errors.Is(err, unix.EEXIST) {
-			continue
-		}
-		if err != nil {
-			return &os.LinkError{Op: "link", Old: t.Name(), New: tmp, Err: err}
-		}
-		if err := os.Rename(tmp, final); err != nil {
-			os.Remove(tmp)
-			return err
-		}
-		return nil
-	}
-	return &os.LinkError{Op: "link", Old: t.Name(), New: final, Err: syscall.EEXIST}
+	return nil
 }
