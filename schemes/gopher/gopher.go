@@ -10,6 +10,11 @@
 // are delivered without that line and with dot-stuffing undone; when the
 // server simply closes instead, the bytes are delivered exactly as sent.
 //
+// An item read until the server closes, or to the size its Gopher+ header
+// gave, and copied with io.Copy to an io.ReaderFrom such as an *os.File,
+// goes from the socket to the file without passing through the process
+// (splice(2) on Linux); text and menus are read as above.
+//
 // ParseItem and MenuReader turn a menu into items with their URLs, and
 // WriteMenu renders one for reading on a terminal.
 package gopher

@@ -17,10 +17,11 @@ import (
 const spliceChunk = 4 << 20
 
 // idleSlices is how many slices the idle timeout is cut into while the
-// output's ReadFrom waits on the socket. A slice in which bytes came is
+// output's ReadFrom waits on the socket. A slice in which bytes moved is
 // progress; idleSlices slices in a row without a byte are a stall. So a
 // slow server never times out while it sends, and a stalled one times out
-// between one idle timeout and a slice more after its last byte.
+// one idle timeout after its last byte, or a slice later (two when it
+// stopped short of the low mark, which holds its bytes back for a slice).
 const idleSlices = 4
 
 // spliceLowat is the low mark (SO_RCVLOWAT) the socket is given while it
