@@ -35,10 +35,7 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		}
 		h.transports = make(map[*tls.Config]*http.Transport)
 	}
-	per := h.MaxConnsPerHost
-	if per <= 0 {
-		per = 8
-	}
+	per := h.maxConnsPerHost()
 	t := &http.Transport{
 		Proxy:                  h.proxyFunc(),
 		DialContext:            dialContext,
@@ -46,7 +43,7 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		MaxIdleConns:           64,
 		MaxIdleConnsPerHost:    per,
 		MaxConnsPerHost:        per,
-		IdleConnTimeout:        90 * time.Second,
+		IdleConnTimeout:        idleConnTimeout,
 		ExpectContinueTimeout:  time.Second,
 		MaxResponseHeaderBytes: h.maxHeaderBytes(),
 		ReadBufferSize:         64 << 10,
@@ -57,6 +54,30 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	}
 	h.transports[tc] = t
 	return t
+}
+
+// direct returns the transport of plain HTTP/1.1 requests that go to no
+// proxy.
+func (h *Handler) direct() *h1 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.plain == nil {
+		h.plain = &h1{
+			pool:      h1Pool{max: h.maxConnsPerHost(), idleTime: idleConnTimeout},
+			maxHeader: h.maxHeaderBytes(),
+		}
+	}
+	return h.plain
+}
+
+// idleConnTimeout is how long a connection may idle before it is closed.
+const idleConnTimeout = 90 * time.Second
+
+func (h *Handler) maxConnsPerHost() int {
+	if h.MaxConnsPerHost > 0 {
+		return h.MaxConnsPerHost
+	}
+	return 8
 }
 
 // requestKey is the context key under which a request's context carries
@@ -103,6 +124,9 @@ func (h *Handler) Close() error {
 	defer h.mu.Unlock()
 	for _, t := range h.transports {
 		t.CloseIdleConnections()
+	}
+	if h.plain != nil {
+		h.plain.pool.closeIdle()
 	}
 	return nil
 }
