@@ -208,28 +208,21 @@ func (w *watchdog) stop() {
 }
 
 // clientTrace returns the httptrace hooks that arm the watchdog at each
-// network wait of a hop and write the -v trace.
+// network wait of a hop and write the -v trace. Without a trace, the hooks
+// that would only write to it are left out, and the others write nothing.
 func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(proto string) string) *httptrace.ClientTrace {
 	connect, idle := req.EffectiveConnectTimeout(), req.EffectiveIdleTimeout()
-	return &httptrace.ClientTrace{
+	ct := &httptrace.ClientTrace{
 		DNSStart: func(i httptrace.DNSStartInfo) {
 			w.armHook(connect, "resolving "+i.Host)
 		},
 		ConnectStart: func(network, addr string) {
 			w.armHook(connect, "connecting to "+addr)
-			tr.Notef("connecting to %s", addr)
-		},
-		ConnectDone: func(network, addr string, err error) {
-			if err == nil {
-				tr.Notef("connected to %s", addr)
+			if tr != nil {
+				tr.Notef("connecting to %s", addr)
 			}
 		},
 		TLSHandshakeStart: func() { w.armHook(connect, "TLS handshake") },
-		TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
-			if err == nil {
-				tr.Notef("%s, %s, ALPN %q", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol)
-			}
-		},
 		GotConn: func(i httptrace.GotConnInfo) {
 			if i.Reused {
 				// A pooled connection was dialed under another request's
@@ -242,6 +235,9 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 				}
 			}
 			w.armHook(idle, "sending the request")
+			if tr == nil {
+				return
+			}
 			if i.Reused {
 				tr.Notef("reusing the connection to %s", i.Conn.RemoteAddr())
 			}
@@ -251,14 +247,6 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 			}
 			tr.Send(line(proto))
 		},
-		WroteHeaderField: func(key string, values []string) {
-			if len(key) > 0 && key[0] == ':' && key != ":authority" {
-				return // the method, path and scheme are on the request line
-			}
-			for _, v := range values {
-				tr.Send(fetch.Sanitize(key + ": " + mask(key, v)))
-			}
-		},
 		WroteRequest: func(httptrace.WroteRequestInfo) {
 			w.armHook(idle, "awaiting the reply")
 		},
@@ -266,4 +254,25 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 			w.armHook(idle, "reading the reply headers")
 		},
 	}
+	if tr != nil {
+		ct.ConnectDone = func(network, addr string, err error) {
+			if err == nil {
+				tr.Notef("connected to %s", addr)
+			}
+		}
+		ct.TLSHandshakeDone = func(cs tls.ConnectionState, err error) {
+			if err == nil {
+				tr.Notef("%s, %s, ALPN %q", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol)
+			}
+		}
+		ct.WroteHeaderField = func(key string, values []string) {
+			if len(key) > 0 && key[0] == ':' && key != ":authority" {
+				return // the method, path and scheme are on the request line
+			}
+			for _, v := range values {
+				tr.Send(fetch.Sanitize(key + ": " + mask(key, v)))
+			}
+		}
+	}
+	return ct
 }
