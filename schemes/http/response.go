@@ -103,7 +103,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 			return 0
 		}
 		d = time.Duration(min(n, 86400)) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
+	} else if t, err := parseTime(v); err == nil {
 		d = t.Sub(now)
 	}
 	return max(0, min(d, 24*time.Hour))
@@ -126,7 +126,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 	}
 	res.MediaType = mediaType(resp.Header.Get("Content-Type"))
 	if lm := resp.Header.Get("Last-Modified"); lm != "" {
-		if t, err := http.ParseTime(lm); err == nil {
+		if t, err := parseTime(lm); err == nil {
 			res.ModTime = t
 		}
 	}
