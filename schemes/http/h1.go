@@ -121,7 +121,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, hreq *http.Request, uri s
 		return fail(&staleError{err})
 	}
 
-	pc.lr.n, pc.lr.limit = t.maxHeader, t.maxHeader
+	pc.lr.n = t.maxHeader
 	if _, err := pc.br.Peek(1); err != nil {
 		return fail(&staleError{err})
 	}

@@ -220,8 +220,7 @@ func (p *h1Pool) closeIdle() {
 // reply's header, lifted for the body.
 type limitedConn struct {
 	net.Conn
-	n     int64 // bytes left to read
-	limit int64 // the bound n was set to, for the error
+	n int64 // bytes left to read
 }
 
 func (c *limitedConn) Read(p []byte) (int, error) {
