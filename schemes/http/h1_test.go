@@ -340,6 +340,10 @@ func TestH1Transport(t *testing.T) {
 	if n := idleConns(h); n != 1 || len(h.transports) != 0 {
 		t.Errorf("%d idle connections of its own and %d net/http transports, want 1 and 0", n, len(h.transports))
 	}
+	h.Close()
+	if n := idleConns(h); n != 0 {
+		t.Errorf("after Close, %d idle connections kept, want 0", n)
+	}
 
 	hp := &Handler{Proxy: fixedProxy(srv.URL)}
 	t.Cleanup(func() { hp.Close() })
