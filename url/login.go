@@ -91,15 +91,14 @@ func loginAllowed(scheme string) bool {
 }
 
 // parseLogin parses login = [ user [ ":" password ] "@" ] hostport, the
-// text between "//" and the '/' that ends it, which starts at offset off.
-// info is nil for an unknown scheme. u.User, when ls.at >= 0, points at
-// the Userinfo to fill.
-func (p Parser) parseLogin(u *URL, login string, ls loginScan, off int, info *Scheme) *Error {
+// text between "//" and the '/' that ends it, which starts at offset off,
+// into b. info is nil for an unknown scheme.
+func (p Parser) parseLogin(b *builder, login string, ls loginScan, off int, info *Scheme) *Error {
 	if ls.at >= 0 {
-		if !p.Lenient && info != nil && !loginAllowed(u.Scheme) {
-			return &Error{Offset: off, Expected: "host (" + u.Scheme + " URLs have no user or password, RFC 1738 §5)"}
+		if !p.Lenient && info != nil && !loginAllowed(b.u.Scheme) {
+			return &Error{Offset: off, Expected: "host (" + b.u.Scheme + " URLs have no user or password, RFC 1738 §5)"}
 		}
-		if err := p.parseUserinfo(u.User, login[:ls.at], off); err != nil {
+		if err := p.parseUserinfo(b, login[:ls.at], off); err != nil {
 			return err
 		}
 		off += ls.at + 1
@@ -112,7 +111,7 @@ func (p Parser) parseLogin(u *URL, login string, ls loginScan, off int, info *Sc
 	if host == "" && info != nil && info.Name != "file" {
 		return &Error{Offset: off, Expected: "host"}
 	}
-	u.Host = host
+	b.u.Host = host
 	if !hasPort {
 		return nil
 	}
@@ -126,26 +125,27 @@ func (p Parser) parseLogin(u *URL, login string, ls loginScan, off int, info *Sc
 		}
 		return nil
 	}
-	u.Port, err = parsePort(port, poff)
+	b.u.Port, err = parsePort(port, poff)
 	return err
 }
 
 // parseUserinfo parses user [ ":" password ], which starts at offset off,
-// into ui.
-func (p Parser) parseUserinfo(ui *Userinfo, userinfo string, off int) *Error {
+// into b's Userinfo.
+func (p Parser) parseUserinfo(b *builder, userinfo string, off int) *Error {
 	name, pass, hasPass := userinfo, "", false
 	if c := strings.IndexByte(userinfo, ':'); c >= 0 {
 		name, pass, hasPass = userinfo[:c], userinfo[c+1:], true
 	}
-	dn, err := p.userPart(name, off)
+	nameEsc, err := p.userPart(name, off)
 	if err != nil {
 		return err
 	}
-	dp, err := p.userPart(pass, off+len(name)+1)
+	passEsc, err := p.userPart(pass, off+len(name)+1)
 	if err != nil {
 		return err
 	}
-	*ui = Userinfo{Username: dn, Password: dp, HasPassword: hasPass}
+	b.ui = Userinfo{Username: name, Password: pass, HasPassword: hasPass}
+	b.hasUser, b.userEsc, b.passEsc = true, nameEsc, passEsc
 	return nil
 }
 
@@ -227,41 +227,34 @@ func parsePort(port string, off int) (int, *Error) {
 	return n, nil
 }
 
-// userPart validates and decodes a user or password:
-// *[ uchar | ";" | "?" | "&" | "=" ].
-func (p Parser) userPart(s string, off int) (string, *Error) {
-	escapes := false
+// userPart validates a user or password:
+// *[ uchar | ";" | "?" | "&" | "=" ], returning how many escapes it holds
+// for builder.url to decode. A lenient parser takes any byte but a control
+// character, and a '%' that begins no escape stands for itself.
+func (p Parser) userPart(s string, off int) (escapes int, err *Error) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '%':
 			if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-				escapes = true
+				escapes++
 				i += 2
 				continue
 			}
 			if !p.Lenient {
-				return "", &Error{Offset: off + i, Expected: "two hex digits after '%'"}
+				return 0, &Error{Offset: off + i, Expected: "two hex digits after '%'"}
 			}
-			escapes = true
 		case isUnreserved(c) || c == ';' || c == '?' || c == '&' || c == '=':
 		default:
 			if isControl(c) {
-				return "", errControl(off + i)
+				return 0, errControl(off + i)
 			}
 			if !p.Lenient {
-				return "", &Error{Offset: off + i, Expected: "user or password character (encode others as %XX)"}
+				return 0, &Error{Offset: off + i, Expected: "user or password character (encode others as %XX)"}
 			}
 		}
 	}
-	if !escapes {
-		return s, nil
-	}
-	if p.Lenient {
-		n, _ := normalize(s, off)
-		s = n
-	}
-	return unescape(s), nil
+	return escapes, nil
 }
 
 // checkHost validates host = hostname | hostnumber, returning the offset of

@@ -29,25 +29,20 @@ func (p Parser) Parse(rawURL string) (*URL, error) {
 	return u, nil
 }
 
-// urlWithUser holds a URL and its Userinfo in one allocation.
-type urlWithUser struct {
-	URL URL
-	ui  Userinfo
-}
-
 // schemeInfo is what the scheme name of a URL tells the parser.
 type schemeInfo struct {
-	name string  // lower-cased
-	info *Scheme // nil for a scheme the package does not know
-	fam  string  // the family (see Family) of a known scheme
+	name  string  // lower-case, unless upper
+	upper bool    // name, of an unknown scheme, has upper-case letters
+	info  *Scheme // nil for a scheme the package does not know
+	fam   string  // the family (see Family) of a known scheme
 }
 
 // parse parses s in four steps: the scheme name (§2.1), the "//" login of
 // the common Internet scheme syntax (§3.1), the url-path, and the rules of
-// the scheme (§3). It allocates the URL once it knows whether the URL has
-// a login (in one allocation with its Userinfo), and writes every field
-// straight into it. Control characters are refused wherever they stand, by
-// the scan of each component.
+// the scheme (§3). It parses into a builder on the stack and makes the one
+// allocation only once the URL is known to be well formed (see
+// builder.url). Control characters are refused wherever they stand, by the
+// scan of each component.
 func (p Parser) parse(s string) (*URL, *Error) {
 	off := 0 // offset of s within the original input
 	if p.Lenient {
@@ -57,41 +52,36 @@ func (p Parser) parse(s string) (*URL, *Error) {
 	if err != nil {
 		return nil, err
 	}
+	var b builder
+	b.u.Scheme, b.lowerScheme = sc.name, sc.upper
 	rest := s[colon+1:]
 	off += colon + 1
 
-	var u *URL
 	slashes := len(rest) >= 2 && rest[0] == '/' && rest[1] == '/'
 	if (sc.info != nil && sc.info.Hier) || (sc.info == nil && slashes) {
 		if !slashes {
 			return nil, &Error{Offset: off, Expected: `"//" after "` + sc.name + `:"`}
 		}
-		var n int
-		u, n, err = p.parseHier(rest[2:], off+2, sc)
+		n, err := p.parseHier(&b, rest[2:], off+2, sc)
 		if err != nil {
 			return nil, err
 		}
 		n += 2
 		off += n
 		rest = rest[n:]
-	} else {
-		u = &URL{Scheme: sc.name}
 	}
-	raw, err := p.parsePath(u, rest, off)
-	if err != nil {
+	if err := p.parsePath(&b, rest, off); err != nil {
 		return nil, err
 	}
 	// (A lenient parser checks nothing more for http, gopher and file.)
 	if sc.info != nil && (!p.Lenient || (sc.fam != "http" && sc.fam != "gopher" && sc.fam != "file")) {
-		if err := p.checkScheme(u, sc.fam, off); err != nil {
-			if len(raw) != len(u.Path) && err.Offset >= off {
-				// The offset is in the encoded path: map it back.
-				err.Offset = off + rawOffset(raw, err.Offset-off)
-			}
+		// A lenient parser's path is checked as it stands in the input,
+		// before encoding: its rules look at no byte that needs encoding.
+		if err := p.checkScheme(&b.u, sc.fam, off); err != nil {
 			return nil, err
 		}
 	}
-	return u, nil
+	return b.url(), nil
 }
 
 // trimSpace trims the white space a lenient parser ignores around a URL,
@@ -141,69 +131,55 @@ func parseScheme(s string, off int) (schemeInfo, int, *Error) {
 		// The static name: no allocation for "HTTP:".
 		return schemeInfo{name: schemes[i].Name, info: &schemes[i], fam: families[i]}, colon, nil
 	}
-	return schemeInfo{name: lower(s[:colon])}, colon, nil
+	return schemeInfo{name: s[:colon], upper: hasUpper(s[:colon])}, colon, nil
 }
 
 // parseHier parses login [ "/" ] of the common Internet scheme syntax
-// (§3.1) at the start of s, just after the "//", which starts at offset off.
-// It returns the URL, with its login and Slash set, and how many bytes of
-// s it took.
-func (p Parser) parseHier(s string, off int, sc schemeInfo) (*URL, int, *Error) {
+// (§3.1) at the start of s, just after the "//", which starts at offset off,
+// into b: its login, Hier and Slash. It returns how many bytes of s it took.
+func (p Parser) parseHier(b *builder, s string, off int, sc schemeInfo) (int, *Error) {
 	end, ls := p.scanLogin(s, sc.fam)
-	var u *URL
+	b.u.Hier = true
 	if ls.fast && ls.at < 0 && ls.bad < 0 && ls.colon < 0 && end > 0 {
 		// The common case: a lenient host name and nothing else.
-		u = &URL{Scheme: sc.name, Hier: true, Host: s[:end]}
-	} else {
-		if ls.at >= 0 {
-			x := new(urlWithUser)
-			x.URL.User = &x.ui
-			u = &x.URL
-		} else {
-			u = new(URL)
-		}
-		u.Scheme, u.Hier = sc.name, true
-		if err := p.parseLogin(u, s[:end], ls, off, sc.info); err != nil {
-			return nil, 0, err
-		}
+		b.u.Host = s[:end]
+	} else if err := p.parseLogin(b, s[:end], ls, off, sc.info); err != nil {
+		return 0, err
 	}
 	if end < len(s) && s[end] == '/' {
-		u.Slash = true
+		b.u.Slash = true
 		end++
 	}
-	return u, end, nil
+	return end, nil
 }
 
-// parsePath sets u's Path (and, for a lenient parser, its Fragment) from
+// parsePath sets b's Path (and, for a lenient parser, its Fragment) from
 // s, the rest of the URL, which starts at offset off. A strict parser
 // checks that s is *xchar; a lenient one splits off the fragment and
-// encodes what must be encoded. raw is the path as it stood in s.
-func (p Parser) parsePath(u *URL, s string, off int) (raw string, err *Error) {
+// counts the bytes that builder.url must encode.
+func (p Parser) parsePath(b *builder, s string, off int) *Error {
 	if !p.Lenient {
 		if err := checkXchars(s, off); err != nil {
-			return "", err
+			return err
 		}
-		u.Path = s
-		return s, nil
+		b.u.Path = s
+		return nil
 	}
 	hash, bad, err := scanLenient(s, off)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if hash < len(s) {
-		frag, err := normalize(s[hash+1:], off+hash+1)
+		frag := s[hash+1:]
+		fragBad, err := countBad(frag, off+hash+1)
 		if err != nil {
-			return "", err
+			return err
 		}
-		u.Fragment, u.HasFragment = frag, true
+		b.u.Fragment, b.u.HasFragment, b.fragBad = frag, true, fragBad
 		s = s[:hash]
 	}
-	raw = s
-	if bad > 0 {
-		s = encodeBad(s, bad)
-	}
-	u.Path = s
-	return raw, nil
+	b.u.Path, b.pathBad = s, bad
+	return nil
 }
 
 // all8 reports whether each of the eight bytes of s has a bit of mask.
@@ -213,21 +189,4 @@ func all8(s string, mask uint16) bool {
 	}
 	return class[s[0]]&class[s[1]]&class[s[2]]&class[s[3]]&
 		class[s[4]]&class[s[5]]&class[s[6]]&class[s[7]]&mask != 0
-}
-
-// rawOffset maps offset n in the lenient encoding of raw (see encodeBad)
-// back to the offset in raw of the byte it came from.
-func rawOffset(raw string, n int) int {
-	j := 0 // offset in the encoding
-	for i := 0; i < len(raw); i++ {
-		if j >= n {
-			return i
-		}
-		if needsNormalize(raw, i) {
-			j += 3
-		} else {
-			j++
-		}
-	}
-	return len(raw)
 }

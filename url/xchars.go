@@ -1,9 +1,6 @@
 package url
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // errControl reports a raw control character (RFC 1738 §2.2: octets 00-1F
 // and 7F must be encoded).
@@ -33,10 +30,10 @@ func checkXchars(s string, off int) *Error {
 	return nil
 }
 
-// normalize encodes, for a lenient parser, every byte that is not an xchar
-// and every '%' that does not begin an escape. It refuses control
-// characters, and allocates only when it changes s.
-func normalize(s string, off int) (string, *Error) {
+// countBad counts, for a lenient parser, the bytes of s that must be
+// encoded: every byte that is not an xchar and every '%' that does not
+// begin an escape. It refuses control characters.
+func countBad(s string, off int) (int, *Error) {
 	bad := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -48,14 +45,11 @@ func normalize(s string, off int) (string, *Error) {
 			continue
 		}
 		if isControl(c) {
-			return "", errControl(off + i)
+			return 0, errControl(off + i)
 		}
 		bad++
 	}
-	if bad == 0 {
-		return s, nil
-	}
-	return encodeBad(s, bad), nil
+	return bad, nil
 }
 
 // scanLenient scans a lenient path up to its first '#', returning the index
@@ -88,20 +82,18 @@ func scanLenient(s string, off int) (hash, bad int, err *Error) {
 	return len(s), bad, nil
 }
 
-// encodeBad returns s with its bad bytes (see needsNormalize), of which
-// there are n, encoded as %XX.
-func encodeBad(s string, n int) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2*n)
+// appendEncodeBad appends s to buf with its bad bytes (see
+// needsNormalize) encoded as %XX.
+func appendEncodeBad(buf []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if needsNormalize(s, i) {
-			writeEscape(&b, c)
+			buf = append(buf, '%', upperhex[c>>4], upperhex[c&15])
 		} else {
-			b.WriteByte(c)
+			buf = append(buf, c)
 		}
 	}
-	return b.String()
+	return buf
 }
 
 func needsNormalize(s string, i int) bool {
