@@ -51,12 +51,13 @@ func (b *builder) url() *URL {
 	if b.fragBad > 0 {
 		n += len(b.u.Fragment) + 2*b.fragBad
 	}
+	if n == 0 && !b.hasUser {
+		// The common case. (Field by field, as a copy of the whole
+		// struct costs a bulk write barrier while the GC marks.)
+		return &URL{Scheme: b.u.Scheme, Host: b.u.Host, Port: b.u.Port, Slash: b.u.Slash,
+			Path: b.u.Path, Fragment: b.u.Fragment, HasFragment: b.u.HasFragment, Hier: b.u.Hier}
+	}
 	if n == 0 {
-		if !b.hasUser {
-			u := new(URL)
-			*u = b.u
-			return u
-		}
 		x := &urlWithUser{URL: b.u, ui: b.ui}
 		x.URL.User = &x.ui
 		return &x.URL

@@ -19,44 +19,38 @@ type loginScan struct {
 func (p Parser) scanLogin(s, fam string) (end int, ls loginScan) {
 	end, q := len(s), -1
 	ls.at, ls.colon, ls.bad = -1, -1, -1
+	i := 0
 scan:
-	for i := 0; i < len(s); i++ {
-		// Eight host bytes at a time, the common case.
+	for {
+		// Host bytes: eight at a time while they last, then one at a time.
 		for i+8 <= len(s) && all8(s[i:i+8], cHostLoose) {
 			i += 8
+		}
+		for i < len(s) && class[s[i]]&cHostLoose != 0 {
+			i++
 		}
 		if i >= len(s) {
 			break
 		}
-		c := s[i]
-		if class[c]&cHostLoose != 0 {
-			continue
-		}
-		switch c {
-		case '/':
+		switch c := s[i]; {
+		case c == '/' || c == '#' && p.Lenient:
 			end = i
 			break scan
-		case '#':
-			if p.Lenient {
-				end = i
-				break scan
-			}
-		case '@':
+		case c == '@':
 			ls.at, ls.colon, ls.bad = i, -1, -1
-			continue
-		case ':':
+		case c == ':':
 			if ls.colon < 0 {
 				ls.colon = i
 			}
-			continue
-		case '?':
-			if q < 0 {
+		default:
+			if c == '?' && q < 0 {
 				q = i
 			}
+			if ls.bad < 0 {
+				ls.bad = i
+			}
 		}
-		if ls.bad < 0 {
-			ls.bad = i
-		}
+		i++
 	}
 	ls.fast = p.Lenient
 	if p.Lenient && q >= 0 {

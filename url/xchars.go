@@ -56,19 +56,19 @@ func countBad(s string, off int) (int, *Error) {
 // of the '#' (len(s) when none) and how many bytes before it need encoding.
 // It refuses control characters.
 func scanLenient(s string, off int) (hash, bad int, err *Error) {
-	for i := 0; i < len(s); i++ {
-		// Eight xchars at a time, the common case.
+	i := 0
+	for {
+		// Xchars: eight at a time while they last, then one at a time.
 		for i+8 <= len(s) && all8(s[i:i+8], cXchar) {
 			i += 8
 		}
+		for i < len(s) && class[s[i]]&cXchar != 0 {
+			i++
+		}
 		if i >= len(s) {
-			break
+			return len(s), bad, nil
 		}
-		c := s[i]
-		if class[c]&(cUnreserved|cReserved) != 0 {
-			continue
-		}
-		switch {
+		switch c := s[i]; {
 		case c == '#':
 			return i, bad, nil
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
@@ -78,8 +78,8 @@ func scanLenient(s string, off int) (hash, bad int, err *Error) {
 		default:
 			bad++
 		}
+		i++
 	}
-	return len(s), bad, nil
 }
 
 // appendEncodeBad appends s to buf with its bad bytes (see
