@@ -22,14 +22,7 @@ func (p Parser) scanLogin(s, fam string) (end int, ls loginScan) {
 	i := 0
 scan:
 	for {
-		// Host bytes: eight at a time while they last, then one at a time.
-		for i+8 <= len(s) && all8(s[i:i+8], cHostLoose) {
-			i += 8
-		}
-		for i < len(s) && class[s[i]]&cHostLoose != 0 {
-			i++
-		}
-		if i >= len(s) {
+		if i = span(s, i, &hostRun); i >= len(s) {
 			break
 		}
 		switch c := s[i]; {

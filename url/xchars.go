@@ -58,14 +58,7 @@ func countBad(s string, off int) (int, *Error) {
 func scanLenient(s string, off int) (hash, bad int, err *Error) {
 	i := 0
 	for {
-		// Xchars: eight at a time while they last, then one at a time.
-		for i+8 <= len(s) && all8(s[i:i+8], cXchar) {
-			i += 8
-		}
-		for i < len(s) && class[s[i]]&cXchar != 0 {
-			i++
-		}
-		if i >= len(s) {
+		if i = span(s, i, &xcharRun); i >= len(s) {
 			return len(s), bad, nil
 		}
 		switch c := s[i]; {
