@@ -35,6 +35,12 @@ type urlWithBytes[B any] struct {
 // the bytes of every component written anew, which the URL's strings
 // share.
 func (b *builder) url() *URL {
+	if !b.hasUser && !b.lowerScheme && b.pathBad|b.fragBad == 0 {
+		// The common case. (Field by field, as a copy of the whole
+		// struct costs a bulk write barrier while the GC marks.)
+		return &URL{Scheme: b.u.Scheme, Host: b.u.Host, Port: b.u.Port, Slash: b.u.Slash,
+			Path: b.u.Path, Fragment: b.u.Fragment, HasFragment: b.u.HasFragment, Hier: b.u.Hier}
+	}
 	n := 0
 	if b.lowerScheme {
 		n += len(b.u.Scheme)
@@ -50,12 +56,6 @@ func (b *builder) url() *URL {
 	}
 	if b.fragBad > 0 {
 		n += len(b.u.Fragment) + 2*b.fragBad
-	}
-	if n == 0 && !b.hasUser {
-		// The common case. (Field by field, as a copy of the whole
-		// struct costs a bulk write barrier while the GC marks.)
-		return &URL{Scheme: b.u.Scheme, Host: b.u.Host, Port: b.u.Port, Slash: b.u.Slash,
-			Path: b.u.Path, Fragment: b.u.Fragment, HasFragment: b.u.HasFragment, Hier: b.u.Hier}
 	}
 	if n == 0 {
 		x := &urlWithUser{URL: b.u, ui: b.ui}
