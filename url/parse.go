@@ -40,9 +40,20 @@ func (p Parser) parse(s string) (*URL, *Error) {
 	if p.Lenient {
 		off, s = trimSpace(s)
 	}
-	name, info, fam, colon, err := parseScheme(s, off)
-	if err != nil {
-		return nil, err
+	var name, fam string
+	var info *Scheme
+	var colon int
+	switch {
+	// The common cases first: most URLs are http or https.
+	case len(s) >= 8 && s[:8] == "https://":
+		name, info, fam, colon = "https", &schemes[10], "http", 5
+	case len(s) >= 7 && s[:7] == "http://":
+		name, info, fam, colon = "http", &schemes[1], "http", 4
+	default:
+		var err *Error
+		if name, info, fam, colon, err = parseScheme(s, off); err != nil {
+			return nil, err
+		}
 	}
 	var b builder
 	b.u.Scheme, b.lowerScheme = name, info == nil && hasUpper(name)
@@ -128,13 +139,6 @@ func trimSpace(s string) (int, string) {
 // scheme the package knows, it returns the name in lower case, the facts
 // about it and its family (see Family); for another, the name as written.
 func parseScheme(s string, off int) (name string, info *Scheme, fam string, colon int, err *Error) {
-	// The common cases first: most URLs are http or https.
-	switch {
-	case len(s) >= 8 && s[:8] == "https://":
-		return "https", &schemes[10], "http", 5, nil
-	case len(s) >= 7 && s[:7] == "http://":
-		return "http", &schemes[1], "http", 4, nil
-	}
 	colon = -1
 	for i := 0; i < len(s); i++ {
 		c := s[i]
