@@ -10,11 +10,11 @@ func errControl(off int) *Error {
 
 // checkXchars checks that s is *xchar: unreserved, reserved or an escape.
 func checkXchars(s string, off int) *Error {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if class[c]&(cUnreserved|cReserved) != 0 {
-			continue
+	for i := 0; ; i++ {
+		if i = span(s, i, &xcharRun); i >= len(s) {
+			return nil
 		}
+		c := s[i]
 		if c == '%' {
 			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
 				return &Error{Offset: off + i, Expected: "two hex digits after '%'"}
@@ -27,7 +27,6 @@ func checkXchars(s string, off int) *Error {
 		}
 		return &Error{Offset: off + i, Expected: "an encoded " + strconv.QuoteRune(rune(c)) + " (unsafe or national characters must be %XX)"}
 	}
-	return nil
 }
 
 // countBad counts, for a lenient parser, the bytes of s that must be
