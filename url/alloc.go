@@ -112,6 +112,8 @@ func allocWithBytes(n int) (*URL, *Userinfo, []byte) {
 	return &x.URL, &x.ui, make([]byte, 0, n)
 }
 
+// newWithBytes allocates a urlWithBytes[B], B an array of bytes, and
+// returns its URL, its Userinfo and its array as an empty slice.
 func newWithBytes[B any]() (*URL, *Userinfo, []byte) {
 	x := new(urlWithBytes[B])
 	return &x.URL, &x.ui, unsafe.Slice((*byte)(unsafe.Pointer(&x.b)), unsafe.Sizeof(x.b))[:0]

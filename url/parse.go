@@ -40,11 +40,11 @@ func (p Parser) parse(s string) (*URL, *Error) {
 	if p.Lenient {
 		off, s = trimSpace(s)
 	}
+	// The scheme: the common cases first, as most URLs are http or https.
 	var name, fam string
 	var info *Scheme
 	var colon int
 	switch {
-	// The common cases first: most URLs are http or https.
 	case len(s) >= 8 && s[:8] == "https://":
 		name, info, fam, colon = "https", &schemes[10], "http", 5
 	case len(s) >= 7 && s[:7] == "http://":
@@ -112,8 +112,9 @@ func (p Parser) parse(s string) (*URL, *Error) {
 	// The rules of the scheme. (A lenient parser checks nothing more for
 	// http, gopher and file.)
 	if info != nil && (!p.Lenient || (fam != "http" && fam != "gopher" && fam != "file")) {
-		// A lenient parser's path is checked as it stands in the input,
-		// before encoding: its rules look at no byte that needs encoding.
+		// A lenient parser checks the path as it stands in the input,
+		// before encoding: its rules turn only on bytes that need no
+		// encoding, and an error's offset is then the input's.
 		if err := p.checkScheme(&b.u, fam, off); err != nil {
 			return nil, err
 		}
