@@ -33,3 +33,20 @@ func TestTraceSanitizes(t *testing.T) {
 		t.Errorf("trace = %q, want %q", got, want)
 	}
 }
+
+// countStringer counts how often it is formatted.
+type countStringer struct{ n *int }
+
+func (c countStringer) String() string { *c.n++; return "x" }
+
+// Without a trace, Notef formats nothing: handlers call it on every
+// request, traced or not.
+func TestTraceNotefFormatsNothing(t *testing.T) {
+	n := 0
+	var nilTrace *Trace
+	nilTrace.Notef("%v", countStringer{&n})
+	new(Trace).Notef("%v", countStringer{&n})
+	if n != 0 {
+		t.Errorf("the argument was formatted %d times without a trace", n)
+	}
+}

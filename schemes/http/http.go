@@ -67,6 +67,7 @@ type Handler struct {
 
 	mu         sync.Mutex
 	transports map[*tls.Config]*http.Transport
+	plain      *h1
 }
 
 var (
@@ -284,14 +285,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		return nil, nil, err
 	}
 	nu := netURL(u)
-	line := func(proto string) string {
-		target := uri
-		if p, _ := h.proxyFunc()(&http.Request{URL: nu, Header: http.Header{}}); p != nil && u.Scheme == "http" {
-			target = u.Scheme + "://" + hostHeader(u) + uri
-		}
-		return method + " " + target + " " + proto
-	}
-	hreq := (&http.Request{
+	hreq := &http.Request{
 		Method:     method,
 		URL:        nu,
 		Proto:      "HTTP/1.1",
@@ -299,7 +293,16 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		ProtoMinor: 1,
 		Header:     make(http.Header),
 		Host:       nu.Host,
-	}).WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
+	}
+	proxy, perr := h.proxyFunc()(hreq)
+	line := func(proto string) string {
+		target := uri
+		if proxy != nil && u.Scheme == "http" {
+			target = u.Scheme + "://" + hostHeader(u) + uri
+		}
+		return method + " " + target + " " + proto
+	}
+	hreq = hreq.WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
 	hs, err := h.headers(req, u, creds, offset, req.Head)
 	if err != nil {
 		return fail(err)
@@ -317,7 +320,12 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 			hreq.Header.Add(hd.name, hd.value)
 		}
 	}
-	resp, err := h.transport(req.TLS).RoundTrip(hreq)
+	var resp *http.Response
+	if u.Scheme == "http" && proxy == nil && perr == nil && plainHost(u.Host) {
+		resp, err = h.direct().roundTrip(hreq, u.HostPort(), uri)
+	} else {
+		resp, err = h.transport(req.TLS).RoundTrip(hreq)
+	}
 	wd.gotReply()
 	if err != nil {
 		return fail(roundTripError(rctx, err))
@@ -367,6 +375,17 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 	}
 	res.Body = newBody(resp.Body, rctx, cancel, wd, req.IdleTimeout)
 	return res, nil, nil
+}
+
+// plainHost reports whether the h1 transport can take a host as it is:
+// ASCII (net/http would write an IDN in punycode) without an IPv6 zone.
+func plainHost(host string) bool {
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c >= 0x80 || c == '%' {
+			return false
+		}
+	}
+	return true
 }
 
 func isRedirect(code int) bool {

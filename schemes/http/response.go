@@ -103,7 +103,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 			return 0
 		}
 		d = time.Duration(min(n, 86400)) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
+	} else if t, err := parseTime(v); err == nil {
 		d = t.Sub(now)
 	}
 	return max(0, min(d, 24*time.Hour))
@@ -126,7 +126,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 	}
 	res.MediaType = mediaType(resp.Header.Get("Content-Type"))
 	if lm := resp.Header.Get("Last-Modified"); lm != "" {
-		if t, err := http.ParseTime(lm); err == nil {
+		if t, err := parseTime(lm); err == nil {
 			res.ModTime = t
 		}
 	}
@@ -177,8 +177,8 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 // (charset) kept: in canonical form when it parses, else as sent, less
 // surrounding space and control characters.
 func mediaType(ct string) string {
-	if ct == "" {
-		return ""
+	if ct == "" || plainMediaType(ct) {
+		return ct // what parsing and formatting it would give
 	}
 	if mt, params, err := mime.ParseMediaType(ct); err == nil {
 		if f := mime.FormatMediaType(mt, params); f != "" {
@@ -186,6 +186,26 @@ func mediaType(ct string) string {
 		}
 	}
 	return fetch.Sanitize(strings.TrimSpace(ct))
+}
+
+// plainMediaType reports whether ct is a lower-case type/subtype without
+// parameters, the canonical form of itself.
+func plainMediaType(ct string) bool {
+	slash := strings.IndexByte(ct, '/')
+	if slash <= 0 || slash == len(ct)-1 {
+		return false
+	}
+	for i := 0; i < len(ct); i++ {
+		c := ct[i]
+		switch {
+		case i == slash:
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // parseContentRange parses "bytes FIRST-LAST/TOTAL" (TOTAL may be "*",

@@ -35,10 +35,7 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		}
 		h.transports = make(map[*tls.Config]*http.Transport)
 	}
-	per := h.MaxConnsPerHost
-	if per <= 0 {
-		per = 8
-	}
+	per := h.maxConnsPerHost()
 	t := &http.Transport{
 		Proxy:                  h.proxyFunc(),
 		DialContext:            dialContext,
@@ -46,7 +43,7 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		MaxIdleConns:           64,
 		MaxIdleConnsPerHost:    per,
 		MaxConnsPerHost:        per,
-		IdleConnTimeout:        90 * time.Second,
+		IdleConnTimeout:        idleConnTimeout,
 		ExpectContinueTimeout:  time.Second,
 		MaxResponseHeaderBytes: h.maxHeaderBytes(),
 		ReadBufferSize:         64 << 10,
@@ -57,6 +54,30 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	}
 	h.transports[tc] = t
 	return t
+}
+
+// direct returns the transport of plain HTTP/1.1 requests that go to no
+// proxy.
+func (h *Handler) direct() *h1 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.plain == nil {
+		h.plain = &h1{
+			pool:      h1Pool{max: h.maxConnsPerHost(), idleTime: idleConnTimeout},
+			maxHeader: h.maxHeaderBytes(),
+		}
+	}
+	return h.plain
+}
+
+// idleConnTimeout is how long a connection may idle before it is closed.
+const idleConnTimeout = 90 * time.Second
+
+func (h *Handler) maxConnsPerHost() int {
+	if h.MaxConnsPerHost > 0 {
+		return h.MaxConnsPerHost
+	}
+	return 8
 }
 
 // requestKey is the context key under which a request's context carries
@@ -103,6 +124,9 @@ func (h *Handler) Close() error {
 	defer h.mu.Unlock()
 	for _, t := range h.transports {
 		t.CloseIdleConnections()
+	}
+	if h.plain != nil {
+		h.plain.pool.closeIdle()
 	}
 	return nil
 }
@@ -184,28 +208,21 @@ func (w *watchdog) stop() {
 }
 
 // clientTrace returns the httptrace hooks that arm the watchdog at each
-// network wait of a hop and write the -v trace.
+// network wait of a hop and write the -v trace. Without a trace, the hooks
+// that would only write to it are left out, and the others write nothing.
 func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(proto string) string) *httptrace.ClientTrace {
 	connect, idle := req.EffectiveConnectTimeout(), req.EffectiveIdleTimeout()
-	return &httptrace.ClientTrace{
+	ct := &httptrace.ClientTrace{
 		DNSStart: func(i httptrace.DNSStartInfo) {
 			w.armHook(connect, "resolving "+i.Host)
 		},
 		ConnectStart: func(network, addr string) {
 			w.armHook(connect, "connecting to "+addr)
-			tr.Notef("connecting to %s", addr)
-		},
-		ConnectDone: func(network, addr string, err error) {
-			if err == nil {
-				tr.Notef("connected to %s", addr)
+			if tr != nil {
+				tr.Notef("connecting to %s", addr)
 			}
 		},
 		TLSHandshakeStart: func() { w.armHook(connect, "TLS handshake") },
-		TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
-			if err == nil {
-				tr.Notef("%s, %s, ALPN %q", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol)
-			}
-		},
 		GotConn: func(i httptrace.GotConnInfo) {
 			if i.Reused {
 				// A pooled connection was dialed under another request's
@@ -218,6 +235,9 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 				}
 			}
 			w.armHook(idle, "sending the request")
+			if tr == nil {
+				return
+			}
 			if i.Reused {
 				tr.Notef("reusing the connection to %s", i.Conn.RemoteAddr())
 			}
@@ -227,14 +247,6 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 			}
 			tr.Send(line(proto))
 		},
-		WroteHeaderField: func(key string, values []string) {
-			if len(key) > 0 && key[0] == ':' && key != ":authority" {
-				return // the method, path and scheme are on the request line
-			}
-			for _, v := range values {
-				tr.Send(fetch.Sanitize(key + ": " + mask(key, v)))
-			}
-		},
 		WroteRequest: func(httptrace.WroteRequestInfo) {
 			w.armHook(idle, "awaiting the reply")
 		},
@@ -242,4 +254,25 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 			w.armHook(idle, "reading the reply headers")
 		},
 	}
+	if tr != nil {
+		ct.ConnectDone = func(network, addr string, err error) {
+			if err == nil {
+				tr.Notef("connected to %s", addr)
+			}
+		}
+		ct.TLSHandshakeDone = func(cs tls.ConnectionState, err error) {
+			if err == nil {
+				tr.Notef("%s, %s, ALPN %q", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol)
+			}
+		}
+		ct.WroteHeaderField = func(key string, values []string) {
+			if len(key) > 0 && key[0] == ':' && key != ":authority" {
+				return // the method, path and scheme are on the request line
+			}
+			for _, v := range values {
+				tr.Send(fetch.Sanitize(key + ": " + mask(key, v)))
+			}
+		}
+	}
+	return ct
 }
