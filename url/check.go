@@ -138,19 +138,21 @@ func checkWAIS(path string, off int, strict bool) *Error {
 		}
 		return nil
 	}
-	parts := strings.Split(path, "/")
 	// A lenient parser lets a wpath hold unencoded '/' (real-world
 	// document ids do); the WAIS view keeps them in WPath.
-	if len(parts) != 1 && len(parts) != 3 && (strict || len(parts) < 3) {
+	if n := strings.Count(path, "/"); n != 0 && n != 2 && (strict || n < 2) {
 		return &Error{Offset: off, Expected: "database, database?search or database/wtype/wpath"}
 	}
 	if strict {
-		o := off
-		for _, s := range parts {
+		for o, rest := off, path; ; {
+			s, after, more := strings.Cut(rest, "/")
 			if err := checkChars(s, o, "", "WAIS character (uchar)"); err != nil {
 				return err
 			}
-			o += len(s) + 1
+			if !more {
+				break
+			}
+			o, rest = o+len(s)+1, after
 		}
 	}
 	return nil
@@ -158,15 +160,15 @@ func checkWAIS(path string, off int, strict bool) *Error {
 
 // checkProspero applies §3.11: hsoname *[ ";" fieldname "=" fieldvalue ].
 func checkProspero(path string, off int, strict bool) *Error {
-	parts := strings.Split(path, ";")
-	o := off
+	hsoname, fields, more := strings.Cut(path, ";")
 	if strict {
-		if err := checkChars(parts[0], o, "/?:@&=", "Prospero path character"); err != nil {
+		if err := checkChars(hsoname, off, "/?:@&=", "Prospero path character"); err != nil {
 			return err
 		}
 	}
-	o += len(parts[0]) + 1
-	for _, f := range parts[1:] {
+	for o := off + len(hsoname) + 1; more; {
+		var f string
+		f, fields, more = strings.Cut(fields, ";")
 		eq := strings.IndexByte(f, '=')
 		if eq < 0 {
 			return &Error{Offset: o + len(f), Expected: "'=' in a ;fieldname=value"}

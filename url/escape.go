@@ -32,6 +32,20 @@ func unescape(s string) string {
 	return unescapeValid(s, n)
 }
 
+// appendUnescape appends s to buf with each escape decoded; a '%' that
+// begins no escape stands for itself.
+func appendUnescape(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			buf = append(buf, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		buf = append(buf, s[i])
+	}
+	return buf
+}
+
 func unescapeValid(s string, n int) string {
 	var b strings.Builder
 	b.Grow(len(s) - 2*n)

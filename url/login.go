@@ -19,44 +19,31 @@ type loginScan struct {
 func (p Parser) scanLogin(s, fam string) (end int, ls loginScan) {
 	end, q := len(s), -1
 	ls.at, ls.colon, ls.bad = -1, -1, -1
+	i := 0
 scan:
-	for i := 0; i < len(s); i++ {
-		// Eight host bytes at a time, the common case.
-		for i+8 <= len(s) && all8(s[i:i+8], cHostLoose) {
-			i += 8
-		}
-		if i >= len(s) {
+	for {
+		if i = span(s, i, &hostRun); i >= len(s) {
 			break
 		}
-		c := s[i]
-		if class[c]&cHostLoose != 0 {
-			continue
-		}
-		switch c {
-		case '/':
+		switch c := s[i]; {
+		case c == '/' || c == '#' && p.Lenient:
 			end = i
 			break scan
-		case '#':
-			if p.Lenient {
-				end = i
-				break scan
-			}
-		case '@':
+		case c == '@':
 			ls.at, ls.colon, ls.bad = i, -1, -1
-			continue
-		case ':':
+		case c == ':':
 			if ls.colon < 0 {
 				ls.colon = i
 			}
-			continue
-		case '?':
-			if q < 0 {
+		default:
+			if c == '?' && q < 0 {
 				q = i
 			}
+			if ls.bad < 0 {
+				ls.bad = i
+			}
 		}
-		if ls.bad < 0 {
-			ls.bad = i
-		}
+		i++
 	}
 	ls.fast = p.Lenient
 	if p.Lenient && q >= 0 {
@@ -91,15 +78,14 @@ func loginAllowed(scheme string) bool {
 }
 
 // parseLogin parses login = [ user [ ":" password ] "@" ] hostport, the
-// text between "//" and the '/' that ends it, which starts at offset off.
-// info is nil for an unknown scheme. u.User, when ls.at >= 0, points at
-// the Userinfo to fill.
-func (p Parser) parseLogin(u *URL, login string, ls loginScan, off int, info *Scheme) *Error {
+// text between "//" and the '/' that ends it, which starts at offset off,
+// into b. info is nil for an unknown scheme.
+func (p Parser) parseLogin(b *builder, login string, ls loginScan, off int, info *Scheme) *Error {
 	if ls.at >= 0 {
-		if !p.Lenient && info != nil && !loginAllowed(u.Scheme) {
-			return &Error{Offset: off, Expected: "host (" + u.Scheme + " URLs have no user or password, RFC 1738 §5)"}
+		if !p.Lenient && info != nil && !loginAllowed(b.u.Scheme) {
+			return &Error{Offset: off, Expected: "host (" + b.u.Scheme + " URLs have no user or password, RFC 1738 §5)"}
 		}
-		if err := p.parseUserinfo(u.User, login[:ls.at], off); err != nil {
+		if err := p.parseUserinfo(b, login[:ls.at], off); err != nil {
 			return err
 		}
 		off += ls.at + 1
@@ -112,7 +98,7 @@ func (p Parser) parseLogin(u *URL, login string, ls loginScan, off int, info *Sc
 	if host == "" && info != nil && info.Name != "file" {
 		return &Error{Offset: off, Expected: "host"}
 	}
-	u.Host = host
+	b.u.Host = host
 	if !hasPort {
 		return nil
 	}
@@ -126,26 +112,27 @@ func (p Parser) parseLogin(u *URL, login string, ls loginScan, off int, info *Sc
 		}
 		return nil
 	}
-	u.Port, err = parsePort(port, poff)
+	b.u.Port, err = parsePort(port, poff)
 	return err
 }
 
 // parseUserinfo parses user [ ":" password ], which starts at offset off,
-// into ui.
-func (p Parser) parseUserinfo(ui *Userinfo, userinfo string, off int) *Error {
+// into b's Userinfo.
+func (p Parser) parseUserinfo(b *builder, userinfo string, off int) *Error {
 	name, pass, hasPass := userinfo, "", false
 	if c := strings.IndexByte(userinfo, ':'); c >= 0 {
 		name, pass, hasPass = userinfo[:c], userinfo[c+1:], true
 	}
-	dn, err := p.userPart(name, off)
+	nameEsc, err := p.userPart(name, off)
 	if err != nil {
 		return err
 	}
-	dp, err := p.userPart(pass, off+len(name)+1)
+	passEsc, err := p.userPart(pass, off+len(name)+1)
 	if err != nil {
 		return err
 	}
-	*ui = Userinfo{Username: dn, Password: dp, HasPassword: hasPass}
+	b.ui = Userinfo{Username: name, Password: pass, HasPassword: hasPass}
+	b.hasUser, b.userEsc, b.passEsc = true, nameEsc, passEsc
 	return nil
 }
 
@@ -227,41 +214,34 @@ func parsePort(port string, off int) (int, *Error) {
 	return n, nil
 }
 
-// userPart validates and decodes a user or password:
-// *[ uchar | ";" | "?" | "&" | "=" ].
-func (p Parser) userPart(s string, off int) (string, *Error) {
-	escapes := false
+// userPart validates a user or password:
+// *[ uchar | ";" | "?" | "&" | "=" ], returning how many escapes it holds
+// for builder.url to decode. A lenient parser takes any byte but a control
+// character, and a '%' that begins no escape stands for itself.
+func (p Parser) userPart(s string, off int) (escapes int, err *Error) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '%':
 			if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-				escapes = true
+				escapes++
 				i += 2
 				continue
 			}
 			if !p.Lenient {
-				return "", &Error{Offset: off + i, Expected: "two hex digits after '%'"}
+				return 0, &Error{Offset: off + i, Expected: "two hex digits after '%'"}
 			}
-			escapes = true
 		case isUnreserved(c) || c == ';' || c == '?' || c == '&' || c == '=':
 		default:
 			if isControl(c) {
-				return "", errControl(off + i)
+				return 0, errControl(off + i)
 			}
 			if !p.Lenient {
-				return "", &Error{Offset: off + i, Expected: "user or password character (encode others as %XX)"}
+				return 0, &Error{Offset: off + i, Expected: "user or password character (encode others as %XX)"}
 			}
 		}
 	}
-	if !escapes {
-		return s, nil
-	}
-	if p.Lenient {
-		n, _ := normalize(s, off)
-		s = n
-	}
-	return unescape(s), nil
+	return escapes, nil
 }
 
 // checkHost validates host = hostname | hostnumber, returning the offset of

@@ -29,69 +29,97 @@ func (p Parser) Parse(rawURL string) (*URL, error) {
 	return u, nil
 }
 
-// urlWithUser holds a URL and its Userinfo in one allocation.
-type urlWithUser struct {
-	URL URL
-	ui  Userinfo
-}
-
-// schemeInfo is what the scheme name of a URL tells the parser.
-type schemeInfo struct {
-	name string  // lower-cased
-	info *Scheme // nil for a scheme the package does not know
-	fam  string  // the family (see Family) of a known scheme
-}
-
 // parse parses s in four steps: the scheme name (§2.1), the "//" login of
 // the common Internet scheme syntax (§3.1), the url-path, and the rules of
-// the scheme (§3). It allocates the URL once it knows whether the URL has
-// a login (in one allocation with its Userinfo), and writes every field
-// straight into it. Control characters are refused wherever they stand, by
-// the scan of each component.
+// the scheme (§3). It parses into a builder on the stack and makes the one
+// allocation only once the URL is known to be well formed (see
+// builder.url). Control characters are refused wherever they stand, by the
+// scan of each component.
 func (p Parser) parse(s string) (*URL, *Error) {
 	off := 0 // offset of s within the original input
 	if p.Lenient {
 		off, s = trimSpace(s)
 	}
-	sc, colon, err := parseScheme(s, off)
-	if err != nil {
-		return nil, err
+	// The scheme: the common cases first, as most URLs are http or https.
+	var name, fam string
+	var info *Scheme
+	var colon int
+	switch {
+	case len(s) >= 8 && s[:8] == "https://":
+		name, info, fam, colon = "https", &schemes[10], "http", 5
+	case len(s) >= 7 && s[:7] == "http://":
+		name, info, fam, colon = "http", &schemes[1], "http", 4
+	default:
+		var err *Error
+		if name, info, fam, colon, err = parseScheme(s, off); err != nil {
+			return nil, err
+		}
 	}
+	var b builder
+	b.u.Scheme, b.lowerScheme = name, info == nil && hasUpper(name)
 	rest := s[colon+1:]
 	off += colon + 1
 
-	var u *URL
+	// login [ "/" ], after "//"
 	slashes := len(rest) >= 2 && rest[0] == '/' && rest[1] == '/'
-	if (sc.info != nil && sc.info.Hier) || (sc.info == nil && slashes) {
+	if (info != nil && info.Hier) || (info == nil && slashes) {
 		if !slashes {
-			return nil, &Error{Offset: off, Expected: `"//" after "` + sc.name + `:"`}
+			return nil, &Error{Offset: off, Expected: `"//" after "` + name + `:"`}
 		}
-		var n int
-		u, n, err = p.parseHier(rest[2:], off+2, sc)
+		rest = rest[2:]
+		off += 2
+		end, ls := p.scanLogin(rest, fam)
+		if ls.fast && ls.at < 0 && ls.bad < 0 && ls.colon < 0 && end > 0 {
+			// The common case: a lenient host name and nothing else.
+			b.u.Host = rest[:end]
+		} else if err := p.parseLogin(&b, rest[:end], ls, off, info); err != nil {
+			return nil, err
+		}
+		b.u.Hier = true
+		if end < len(rest) && rest[end] == '/' {
+			b.u.Slash = true
+			end++
+		}
+		rest = rest[end:]
+		off += end
+	}
+
+	// The url-path: a strict parser checks that it is *xchar; a lenient
+	// one splits off the fragment and counts the bytes that builder.url
+	// must encode.
+	if !p.Lenient {
+		if err := checkXchars(rest, off); err != nil {
+			return nil, err
+		}
+		b.u.Path = rest
+	} else {
+		hash, bad, err := scanLenient(rest, off)
 		if err != nil {
 			return nil, err
 		}
-		n += 2
-		off += n
-		rest = rest[n:]
-	} else {
-		u = &URL{Scheme: sc.name}
-	}
-	raw, err := p.parsePath(u, rest, off)
-	if err != nil {
-		return nil, err
-	}
-	// (A lenient parser checks nothing more for http, gopher and file.)
-	if sc.info != nil && (!p.Lenient || (sc.fam != "http" && sc.fam != "gopher" && sc.fam != "file")) {
-		if err := p.checkScheme(u, sc.fam, off); err != nil {
-			if len(raw) != len(u.Path) && err.Offset >= off {
-				// The offset is in the encoded path: map it back.
-				err.Offset = off + rawOffset(raw, err.Offset-off)
+		if hash < len(rest) {
+			frag := rest[hash+1:]
+			fragBad, err := countBad(frag, off+hash+1)
+			if err != nil {
+				return nil, err
 			}
+			b.u.Fragment, b.u.HasFragment, b.fragBad = frag, true, fragBad
+			rest = rest[:hash]
+		}
+		b.u.Path, b.pathBad = rest, bad
+	}
+
+	// The rules of the scheme. (A lenient parser checks nothing more for
+	// http, gopher and file.)
+	if info != nil && (!p.Lenient || (fam != "http" && fam != "gopher" && fam != "file")) {
+		// A lenient parser checks the path as it stands in the input,
+		// before encoding: its rules turn only on bytes that need no
+		// encoding, and an error's offset is then the input's.
+		if err := p.checkScheme(&b.u, fam, off); err != nil {
 			return nil, err
 		}
 	}
-	return u, nil
+	return b.url(), nil
 }
 
 // trimSpace trims the white space a lenient parser ignores around a URL,
@@ -108,16 +136,11 @@ func trimSpace(s string) (int, string) {
 }
 
 // parseScheme parses scheme ":" at the start of s, which starts at offset
-// off, returning what the scheme is and the index of the colon.
-func parseScheme(s string, off int) (schemeInfo, int, *Error) {
-	// The common cases first: most URLs are http or https.
-	switch {
-	case len(s) >= 8 && s[:8] == "https://":
-		return schemeInfo{name: "https", info: &schemes[10], fam: "http"}, 5, nil
-	case len(s) >= 7 && s[:7] == "http://":
-		return schemeInfo{name: "http", info: &schemes[1], fam: "http"}, 4, nil
-	}
-	colon := -1
+// off, returning the scheme's name and the index of the colon. For a
+// scheme the package knows, it returns the name in lower case, the facts
+// about it and its family (see Family); for another, the name as written.
+func parseScheme(s string, off int) (name string, info *Scheme, fam string, colon int, err *Error) {
+	colon = -1
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == ':' {
@@ -126,108 +149,20 @@ func parseScheme(s string, off int) (schemeInfo, int, *Error) {
 		}
 		if class[c]&cScheme == 0 {
 			if isControl(c) {
-				return schemeInfo{}, 0, errControl(off + i)
+				return "", nil, "", 0, errControl(off + i)
 			}
-			return schemeInfo{}, 0, &Error{Offset: off + i, Expected: "scheme character or ':'"}
+			return "", nil, "", 0, &Error{Offset: off + i, Expected: "scheme character or ':'"}
 		}
 	}
 	if colon < 0 {
-		return schemeInfo{}, 0, &Error{Offset: off + len(s), Expected: "':' after the scheme name"}
+		return "", nil, "", 0, &Error{Offset: off + len(s), Expected: "':' after the scheme name"}
 	}
 	if colon == 0 {
-		return schemeInfo{}, 0, &Error{Offset: off, Expected: "scheme name"}
+		return "", nil, "", 0, &Error{Offset: off, Expected: "scheme name"}
 	}
 	if i := schemeIndex(s[:colon]); i >= 0 {
 		// The static name: no allocation for "HTTP:".
-		return schemeInfo{name: schemes[i].Name, info: &schemes[i], fam: families[i]}, colon, nil
+		return schemes[i].Name, &schemes[i], families[i], colon, nil
 	}
-	return schemeInfo{name: lower(s[:colon])}, colon, nil
-}
-
-// parseHier parses login [ "/" ] of the common Internet scheme syntax
-// (§3.1) at the start of s, just after the "//", which starts at offset off.
-// It returns the URL, with its login and Slash set, and how many bytes of
-// s it took.
-func (p Parser) parseHier(s string, off int, sc schemeInfo) (*URL, int, *Error) {
-	end, ls := p.scanLogin(s, sc.fam)
-	var u *URL
-	if ls.fast && ls.at < 0 && ls.bad < 0 && ls.colon < 0 && end > 0 {
-		// The common case: a lenient host name and nothing else.
-		u = &URL{Scheme: sc.name, Hier: true, Host: s[:end]}
-	} else {
-		if ls.at >= 0 {
-			x := new(urlWithUser)
-			x.URL.User = &x.ui
-			u = &x.URL
-		} else {
-			u = new(URL)
-		}
-		u.Scheme, u.Hier = sc.name, true
-		if err := p.parseLogin(u, s[:end], ls, off, sc.info); err != nil {
-			return nil, 0, err
-		}
-	}
-	if end < len(s) && s[end] == '/' {
-		u.Slash = true
-		end++
-	}
-	return u, end, nil
-}
-
-// parsePath sets u's Path (and, for a lenient parser, its Fragment) from
-// s, the rest of the URL, which starts at offset off. A strict parser
-// checks that s is *xchar; a lenient one splits off the fragment and
-// encodes what must be encoded. raw is the path as it stood in s.
-func (p Parser) parsePath(u *URL, s string, off int) (raw string, err *Error) {
-	if !p.Lenient {
-		if err := checkXchars(s, off); err != nil {
-			return "", err
-		}
-		u.Path = s
-		return s, nil
-	}
-	hash, bad, err := scanLenient(s, off)
-	if err != nil {
-		return "", err
-	}
-	if hash < len(s) {
-		frag, err := normalize(s[hash+1:], off+hash+1)
-		if err != nil {
-			return "", err
-		}
-		u.Fragment, u.HasFragment = frag, true
-		s = s[:hash]
-	}
-	raw = s
-	if bad > 0 {
-		s = encodeBad(s, bad)
-	}
-	u.Path = s
-	return raw, nil
-}
-
-// all8 reports whether each of the eight bytes of s has a bit of mask.
-func all8(s string, mask uint16) bool {
-	if len(s) != 8 {
-		return false
-	}
-	return class[s[0]]&class[s[1]]&class[s[2]]&class[s[3]]&
-		class[s[4]]&class[s[5]]&class[s[6]]&class[s[7]]&mask != 0
-}
-
-// rawOffset maps offset n in the lenient encoding of raw (see encodeBad)
-// back to the offset in raw of the byte it came from.
-func rawOffset(raw string, n int) int {
-	j := 0 // offset in the encoding
-	for i := 0; i < len(raw); i++ {
-		if j >= n {
-			return i
-		}
-		if needsNormalize(raw, i) {
-			j += 3
-		} else {
-			j++
-		}
-	}
-	return len(raw)
+	return s[:colon], nil, "", colon, nil
 }

@@ -16,8 +16,11 @@
 // same resource (by RFC 1738's equivalences), and ResolveReference turns
 // a relative link into an absolute URL (RFC 1808).
 //
-// Parsing allocates once per URL (the URL, with its Userinfo when it has
-// one) unless a lenient parser must encode something.
+// Parsing allocates once per URL: the URL, its Userinfo when it has one,
+// and the bytes of any component the parser writes rather than slices out
+// of the input (a decoded user or password, a lenient parser's encoding, a
+// lower-cased scheme name), unless those exceed 4 KiB. A malformed URL
+// allocates no URL, only its *Error and what the error's text needs.
 package url
 
 import (
@@ -67,6 +70,29 @@ func User(name string) *Userinfo { return &Userinfo{Username: name} }
 func UserPassword(name, password string) *Userinfo {
 	return &Userinfo{Username: name, Password: password, HasPassword: true}
 }
+
+// hasUpper reports whether s has an ASCII upper-case letter.
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// appendLower appends s to buf with ASCII letters lower-cased.
+func appendLower(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	return buf
+}
+
 func lower(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 'A' && c <= 'Z' {

@@ -553,19 +553,66 @@ func TestLookupScheme(t *testing.T) {
 }
 
 // TestParseAllocs checks the promise of the package: one allocation per
-// URL, its Userinfo included, when nothing needs encoding.
+// URL, its Userinfo and every component the parser writes anew (a decoded
+// user or password, an encoded path or fragment, a lower-cased scheme
+// name) included, and for a malformed URL only its *Error.
 func TestParseAllocs(t *testing.T) {
-	for _, in := range []string{
-		"http://www.example.com/a/b/c.html?x=1",
-		"HTTP://WWW.EXAMPLE.COM/",
-		"ftp://joe:pw@ftp.example.com:2121/pub/x.tar.gz;type=i",
-		"https://[::1]:8443/a#frag",
-		"mailto:joe@example.com",
-		"news:comp.lang.go",
+	for _, tc := range []struct {
+		in      string
+		lenient bool // only a lenient parser takes it
+	}{
+		{"http://www.example.com/a/b/c.html?x=1", false},
+		{"HTTP://WWW.EXAMPLE.COM/", false},
+		{"https://www.example.com:8443/a%20b?q=%7E", false},
+		{"ftp://joe:pw@ftp.example.com:2121/pub/x.tar.gz;type=i", false},
+		{"ftp://anonymous:email%40notset%2Ecom@ftp.example.com/pub/", false},
+		{"ftp://%6A%6Fe:p%3Aw@ftp.example.com/", false},
+		{"ftp://@ftp.example.com/", false},
+		{"ftps://ftp.example.com/a;type=d", false},
+		{"gopher://gopher.example.com/1/a%09b", false},
+		{"gophers://gopher.example.com:7070/0x", false},
+		{"mailto:joe@example.com", false},
+		{"news:comp.lang.go", false},
+		{"news:123@example.com", false},
+		{"snews:comp.lang.go", false},
+		{"nntp://news.example.com/comp.lang.go/123", false},
+		{"nntps://news.example.com/comp.lang.go", false},
+		{"telnet://joe:pw@host.example.com:2323/", false},
+		{"wais://wais.example.com:210/db?search", false},
+		{"wais://wais.example.com/db/t/p", false},
+		{"file://localhost/etc/fstab", false},
+		{"file:///C%3A/x", false},
+		{"prospero://p.example.com/a/b;f=v;g=w", false},
+		{"X-Custom+Scheme://Host/Path", false},
+		{"x-custom:opaque", false},
+		{"http://www.example.com/~joe/", true},
+		{"http://www.example.com/~joe/a b/{x}#~frag", true},
+		{"http://www.example.com/100%/x#a#b", true},
+		{"http://www.example.com/caf\xc3\xa9", true},
+		{"HTTP://Joe:p%zz~@host.example.com/~a", true},
+		{"ftp://j%6Fe:p~w@ftp.example.com/~x", true},
+		{"X-Custom://h/~p#~f", true},
+		{"https://[::1]:8443/a#frag", true},
+		{"http://h?q=~", true},
+		{"wais://wais.example.com/db/t/p/~q", true},
+		{"  http://www.example.com/~joe  ", true},
+		{"http://www.example.com/" + strings.Repeat("~", 1300), true},
+		// A malformed URL costs its *Error.
+		{"wais://wais.example.com/db/t", true},
+		{"nntp://news.example.com/comp.lang.go/123a", true},
+		{"telnet://host.example.com/x", true},
+		{"http://host.example.com:65536/", true},
+		{"http://ho st.example.com/", true},
 	} {
-		n := testing.AllocsPerRun(100, func() { ParseLenient(in) })
-		if n > 1 {
-			t.Errorf("ParseLenient(%q): %v allocations, want 1", in, n)
+		modes := []Parser{{Lenient: true}}
+		if !tc.lenient {
+			modes = append(modes, Parser{})
+		}
+		for _, p := range modes {
+			n := testing.AllocsPerRun(100, func() { p.Parse(tc.in) })
+			if n > 1 {
+				t.Errorf("%+v.Parse(%q): %v allocations, want 1", p, tc.in, n)
+			}
 		}
 	}
 }

@@ -1,9 +1,6 @@
 package url
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // errControl reports a raw control character (RFC 1738 §2.2: octets 00-1F
 // and 7F must be encoded).
@@ -13,11 +10,11 @@ func errControl(off int) *Error {
 
 // checkXchars checks that s is *xchar: unreserved, reserved or an escape.
 func checkXchars(s string, off int) *Error {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if class[c]&(cUnreserved|cReserved) != 0 {
-			continue
+	for i := 0; ; i++ {
+		if i = span(s, i, &xcharRun); i >= len(s) {
+			return nil
 		}
+		c := s[i]
 		if c == '%' {
 			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
 				return &Error{Offset: off + i, Expected: "two hex digits after '%'"}
@@ -30,13 +27,12 @@ func checkXchars(s string, off int) *Error {
 		}
 		return &Error{Offset: off + i, Expected: "an encoded " + strconv.QuoteRune(rune(c)) + " (unsafe or national characters must be %XX)"}
 	}
-	return nil
 }
 
-// normalize encodes, for a lenient parser, every byte that is not an xchar
-// and every '%' that does not begin an escape. It refuses control
-// characters, and allocates only when it changes s.
-func normalize(s string, off int) (string, *Error) {
+// countBad counts, for a lenient parser, the bytes of s that must be
+// encoded: every byte that is not an xchar and every '%' that does not
+// begin an escape. It refuses control characters.
+func countBad(s string, off int) (int, *Error) {
 	bad := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -48,33 +44,23 @@ func normalize(s string, off int) (string, *Error) {
 			continue
 		}
 		if isControl(c) {
-			return "", errControl(off + i)
+			return 0, errControl(off + i)
 		}
 		bad++
 	}
-	if bad == 0 {
-		return s, nil
-	}
-	return encodeBad(s, bad), nil
+	return bad, nil
 }
 
 // scanLenient scans a lenient path up to its first '#', returning the index
 // of the '#' (len(s) when none) and how many bytes before it need encoding.
 // It refuses control characters.
 func scanLenient(s string, off int) (hash, bad int, err *Error) {
-	for i := 0; i < len(s); i++ {
-		// Eight xchars at a time, the common case.
-		for i+8 <= len(s) && all8(s[i:i+8], cXchar) {
-			i += 8
+	i := 0
+	for {
+		if i = span(s, i, &xcharRun); i >= len(s) {
+			return len(s), bad, nil
 		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if class[c]&(cUnreserved|cReserved) != 0 {
-			continue
-		}
-		switch {
+		switch c := s[i]; {
 		case c == '#':
 			return i, bad, nil
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
@@ -84,24 +70,22 @@ func scanLenient(s string, off int) (hash, bad int, err *Error) {
 		default:
 			bad++
 		}
+		i++
 	}
-	return len(s), bad, nil
 }
 
-// encodeBad returns s with its bad bytes (see needsNormalize), of which
-// there are n, encoded as %XX.
-func encodeBad(s string, n int) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2*n)
+// appendEncodeBad appends s to buf with its bad bytes (see
+// needsNormalize) encoded as %XX.
+func appendEncodeBad(buf []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if needsNormalize(s, i) {
-			writeEscape(&b, c)
+			buf = append(buf, '%', upperhex[c>>4], upperhex[c&15])
 		} else {
-			b.WriteByte(c)
+			buf = append(buf, c)
 		}
 	}
-	return b.String()
+	return buf
 }
 
 func needsNormalize(s string, i int) bool {
