@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
@@ -288,5 +289,36 @@ func TestResumeEmptyWrite(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(dst); string(got) != "abc" {
 		t.Errorf("FILE = %q, want abc", got)
+	}
+}
+
+// A socket that stalls under an output file's splice is the connection's
+// failure, not the file's: the count does not record it as a failed
+// write (which would report a timeout as an output error).
+func TestOutputSpliceStallNotWriteError(t *testing.T) {
+	release := make(chan struct{})
+	addr := fetchtest.Serve(t, func(c net.Conn) {
+		c.Write(bytes.Repeat([]byte("x"), 1000))
+		<-release
+	})
+	defer close(release)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	f := &fileOut{final: filepath.Join(t.TempDir(), "stall.bin")}
+	if _, err := f.open(); err != nil {
+		t.Fatal(err)
+	}
+	defer f.abort()
+	cw := &countWriter{w: f}
+	_, err = io.Copy(cw, c)
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("io.Copy = %v, want the deadline", err)
+	}
+	if cw.werr != nil {
+		t.Errorf("the stall was recorded as a failed write: %v", cw.werr)
 	}
 }

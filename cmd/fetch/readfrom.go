@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net"
+	"os"
 	"syscall"
 )
 
@@ -27,8 +29,12 @@ func (c *countWriter) ReadFrom(r io.Reader) (int64, error) {
 // writeSide reports whether an error out of an output file's ReadFrom was
 // the output's: a failed write, or an error only writing to a file yields.
 // A copy done by the kernel (splice, copy_file_range) names no side, so
-// the error number tells.
+// the error number tells; an *os.File reports a splice that failed on
+// the socket (a deadline, a reset) as a failed write, which it was not.
 func writeSide(err error) bool {
+	if socketSide(err) {
+		return false
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Op == "write" {
 		return true
@@ -41,4 +47,13 @@ func writeSide(err error) bool {
 		}
 	}
 	return false
+}
+
+// socketSide reports whether err can only have come from a network
+// connection: a deadline, a connection closed under the copy, the peer's
+// reset or abort.
+func socketSide(err error) bool {
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
+		errors.Is(err, syscall.ETIMEDOUT)
 }
