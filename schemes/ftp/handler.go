@@ -322,9 +322,9 @@ func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j j
 // transfer opens the data connection, sends REST when rest > 0 (right
 // before the transfer command, as RFC 959 §4.1.3 requires), sends the
 // transfer command and returns the body once the server said 125 or 150.
-// A passive data connection is dialed while REST and the transfer command
-// go out, saving the wait for the dial. The body's offset is rest when the
-// server accepted it, else 0.
+// A passive data connection is dialed once the transfer command is
+// written, and the command's reply read once it is made. The body's
+// offset is rest when the server accepted it, else 0.
 func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key, line string, rest int64) (*transfer, error) {
 	ds, err := c.openData(ctx, req, h.Active)
 	if err != nil {
@@ -345,12 +345,11 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 		ds.abort()
 		return nil, err
 	}
-	// The passive dial, started after EPSV or PASV, went on while REST and
-	// the transfer command went out; the server's reply to it may wait for
-	// the connection, so the dial ends first. When it fails, the server
-	// has refused the transfer (and closed its port), or waits for a
+	// The server's reply to the transfer command may wait for the data
+	// connection, so the dial comes first. When it fails, the server has
+	// refused the transfer (and closed its port), or waits for a
 	// connection that will not come: dataFailed tells which.
-	if err := ds.wait(ctx); err != nil {
+	if err := ds.dial(ctx, req); err != nil {
 		return nil, c.dataFailed(line, err)
 	}
 	code, msg, err := c.read(line)
@@ -362,7 +361,7 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 		ds.abort()
 		return nil, c.unexpected(line, code, msg)
 	}
-	dc, err := ds.finish(ctx, c)
+	dc, err := ds.finish(ctx, req, c)
 	if err != nil {
 		// The server waits to send: this connection is out of step, and
 		// the caller closes it (the error is not a reply).
