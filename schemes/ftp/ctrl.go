@@ -29,7 +29,7 @@ type ctrl struct {
 	limit  *lineLimit
 	br     *bufio.Reader
 	r      *textproto.Reader
-	w      *textproto.Writer
+	w      *bufio.Writer
 	trace  *fetch.Trace
 	secret string // the password, scrubbed from anything traced or returned
 
@@ -97,7 +97,7 @@ func (c *ctrl) setConn(nc net.Conn) {
 	c.limit = &lineLimit{r: nc}
 	c.br = bufio.NewReader(c.limit)
 	c.r = textproto.NewReader(c.br)
-	c.w = textproto.NewWriter(bufio.NewWriter(nc))
+	c.w = bufio.NewWriter(nc)
 }
 
 // watch ties the connection to ctx until release.
@@ -141,7 +141,9 @@ func (c *ctrl) send(line, shown string) error {
 		return fetch.Errorf(fetch.Refused, "%s: a decoded CR, LF or NUL would reach the command line (RFC 1738 §6)", fetch.Sanitize(shown))
 	}
 	c.trace.Send(shown)
-	if err := c.w.PrintfLine("%s", line); err != nil {
+	c.w.WriteString(line)
+	c.w.WriteString("\r\n")
+	if err := c.w.Flush(); err != nil {
 		return c.ioErr(shown, err)
 	}
 	return nil
