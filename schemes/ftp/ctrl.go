@@ -132,18 +132,26 @@ func (c *ctrl) scrub(s string) string {
 	return s
 }
 
-// send writes one command line. shown is what the trace and errors say
-// (the line with its password masked).
+// send writes one command line, and any queued before it. shown is what
+// the trace and errors say (the line with its password masked).
 func (c *ctrl) send(line, shown string) error {
+	if err := c.queue(line, shown); err != nil {
+		return err
+	}
+	if err := c.w.Flush(); err != nil {
+		return c.ioErr(shown, err)
+	}
+	return nil
+}
+
+// queue adds a command line to the next send, which writes both at once.
+func (c *ctrl) queue(line, shown string) error {
 	if i := strings.IndexAny(line, "\r\n\x00"); i >= 0 {
 		return fetch.Errorf(fetch.Refused, "%s: a decoded CR, LF or NUL would reach the command line (RFC 1738 §6)", fetch.Sanitize(shown))
 	}
 	c.trace.Send(shown)
 	c.w.WriteString(line)
 	c.w.WriteString("\r\n")
-	if err := c.w.Flush(); err != nil {
-		return c.ioErr(shown, err)
-	}
 	return nil
 }
 

@@ -35,29 +35,43 @@ func (c *ctrl) peerIP() net.IP {
 // passive mode (EPSV, then PASV when the server has no EPSV) unless active
 // is set, then active mode (EPRT, then PORT). A passive connection is
 // dialed only once the transfer command is out (see dial).
-func (c *ctrl) openData(ctx context.Context, req *fetch.Request, active bool) (*dataSetup, error) {
+func (c *ctrl) openData(req *fetch.Request, active bool) (*dataSetup, error) {
 	if active {
 		return c.active(req)
 	}
-	peer := c.peerIP()
 	if !c.noEPSV {
 		code, msg, err := c.cmd("EPSV")
 		if err != nil {
 			return nil, err
 		}
-		if code == 229 {
-			port, ok := parseEPSV(msg)
-			if !ok {
-				return nil, replyErr(fetch.Protocol, "EPSV", code, msg, "no port in the reply")
-			}
-			return passiveData(peer, port), nil
+		if ds, err := c.epsvReply(code, msg); ds != nil || err != nil {
+			return ds, err
 		}
-		if code/100 != 5 {
-			return nil, c.unexpected("EPSV", code, msg)
-		}
-		c.noEPSV = true
-		c.trace.Notef("the server has no EPSV: trying PASV")
 	}
+	return c.pasv()
+}
+
+// epsvReply reads EPSV's reply: the passive port to dial, or (nil, nil)
+// when the server has no EPSV, which it then is not sent again.
+func (c *ctrl) epsvReply(code int, msg string) (*dataSetup, error) {
+	if code == 229 {
+		port, ok := parseEPSV(msg)
+		if !ok {
+			return nil, replyErr(fetch.Protocol, "EPSV", code, msg, "no port in the reply")
+		}
+		return passiveData(c.peerIP(), port), nil
+	}
+	if code/100 != 5 {
+		return nil, c.unexpected("EPSV", code, msg)
+	}
+	c.noEPSV = true
+	c.trace.Notef("the server has no EPSV: trying PASV")
+	return nil, nil
+}
+
+// pasv asks for a passive port with PASV (RFC 959), for servers without
+// EPSV.
+func (c *ctrl) pasv() (*dataSetup, error) {
 	code, msg, err := c.cmd("PASV")
 	if err != nil {
 		return nil, err
@@ -71,7 +85,7 @@ func (c *ctrl) openData(ctx context.Context, req *fetch.Request, active bool) (*
 	}
 	// The address in the reply is ignored: the data connection goes to the
 	// server the control connection reached (as curl's --ftp-skip-pasv-ip).
-	return passiveData(peer, port), nil
+	return passiveData(c.peerIP(), port), nil
 }
 
 // passiveData is the data connection to the server's port peer:port, to be
