@@ -14,9 +14,12 @@ import (
 )
 
 // A scheduler is the single goroutine of a Batch that owns its queues: it
-// reads URLs, files each in its host's queue, and starts a worker for the
-// head of a queue whenever a global slot is free and the host is below its
-// cap and its rate. Workers report back on done; nothing else is shared.
+// reads URLs, files each in its host's queue, and hands the head of a
+// queue to a worker whenever a global slot is free and the host is below
+// its cap and its rate. Workers report back on done; nothing else is
+// shared. A worker that is done waits for the next job instead of ending,
+// so that a batch of many URLs starts Parallel goroutines, not one a URL
+// (each would grow its stack anew through the handler's and fn's calls).
 type scheduler struct {
 	b   *Batch
 	ctx context.Context
@@ -28,6 +31,8 @@ type scheduler struct {
 	direct   []*job          // deliveries that need no host slot
 	inflight map[string]*job // leaders by dedupe key
 	done     chan *job       // a worker finished
+	jobs     chan *job       // jobs for idle workers
+	idle     int             // workers waiting on jobs
 	wake     chan *hostQueue // a host's rate allows it again
 	quit     chan struct{}   // closed when the loop returns
 	pending  int             // URLs read and not yet finished
@@ -90,6 +95,7 @@ func newScheduler(b *Batch, ctx context.Context, g *errgroup.Group, fn func(cont
 		hosts:    make(map[string]*hostQueue),
 		inflight: make(map[string]*job),
 		done:     make(chan *job, par),
+		jobs:     make(chan *job, par),
 		wake:     make(chan *hostQueue),
 		quit:     make(chan struct{}),
 		perHost:  b.perHost(),
@@ -225,24 +231,40 @@ func (s *scheduler) dispatch() {
 	}
 }
 
+// start hands j to an idle worker, or to a new one.
 func (s *scheduler) start(j *job) {
 	s.active++
+	if s.idle > 0 {
+		s.idle--
+		s.jobs <- j // never blocks: jobs holds Parallel
+		return
+	}
 	s.g.Go(func() error {
-		var err error
-		if j.deliver != nil {
-			err = s.deliver(j)
-		} else {
-			err = s.work(j)
+		for {
+			var err error
+			if j.deliver != nil {
+				err = s.deliver(j)
+			} else {
+				err = s.work(j)
+			}
+			s.done <- j
+			if err != nil {
+				return err
+			}
+			select {
+			case j = <-s.jobs:
+			case <-s.quit:
+				return nil
+			}
 		}
-		s.done <- j
-		return err
 	})
 }
 
-// finish accounts for a finished job; a leader's followers are then
-// delivered its outcome.
+// finish accounts for a finished job, whose worker is now idle; a
+// leader's followers are then delivered its outcome.
 func (s *scheduler) finish(j *job) {
 	s.active--
+	s.idle++
 	s.pending -= j.count
 	if h := j.host; h != nil {
 		h.active--

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -383,5 +384,42 @@ func TestBatchOrder(t *testing.T) {
 	}
 	if !slices.Equal(got, urls) {
 		t.Errorf("with one worker, order\n got %v\nwant %v", got, urls)
+	}
+}
+
+// goroutineID returns the id of the calling goroutine, from the first line
+// of its stack trace ("goroutine 123 [running]:").
+func goroutineID() string {
+	var b [64]byte
+	f := strings.Fields(string(b[:runtime.Stack(b[:], false)]))
+	return f[1]
+}
+
+// A batch of many URLs runs them on at most Parallel goroutines, each
+// taking the next URL when done, not on a goroutine a URL.
+func TestBatchReusesWorkers(t *testing.T) {
+	c := &Client{PerHost: -1}
+	c.Register("gopher", staticHandler("item"))
+	var urls []string
+	for i := range 200 {
+		urls = append(urls, fmt.Sprintf("gopher://h%d.example/0/%d", i%7, i))
+	}
+	var mu sync.Mutex
+	ids := map[string]bool{}
+	b := &Batch{Client: c, Parallel: 4, PerHost: 4}
+	err := b.Run(context.Background(), seq(urls...), func(ctx context.Context, r *Result) error {
+		if r.Err != nil {
+			t.Errorf("%s: %v", r.Input, r.Err)
+		}
+		mu.Lock()
+		ids[goroutineID()] = true
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) > 4 {
+		t.Errorf("200 URLs ran on %d goroutines, want at most Parallel (4)", len(ids))
 	}
 }

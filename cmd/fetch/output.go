@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,14 +16,24 @@ import (
 )
 
 // fileOut writes a transfer to a file atomically: the bytes go to a
-// temporary file in the same folder, renamed over the final name only when
-// the transfer is complete. A failed transfer leaves no final file.
+// temporary file in the same folder, given the final name only when the
+// transfer is complete. A failed transfer leaves no final file.
 //
-// The temporary file is ".FILE.<pid>.<random>.part", created with mode
-// 0666 so that the operating system applies the umask, as for any new
-// file. A run that was killed leaves its temporary file behind; the next
-// run writing into the same folder removes the ones whose process is gone
-// (see removeStaleParts).
+// On Linux the temporary file has no name at all until then (O_TMPFILE,
+// see createUnnamed): nothing is left behind by a failure or a kill.
+// Elsewhere, and where the file system cannot, it is
+// ".FILE.<pid>.<random>.part", renamed over FILE. Either is created with
+// mode 0666 so that the operating system applies the umask, as for any new
+// file. A run that was killed leaves its named temporary file behind; the
+// next run writing into the same folder removes the ones whose process is
+// gone (see removeStaleParts).
+//
+// A FILE that exists and is not a regular file or a folder (a device such
+// as /dev/null, a named pipe) is written to directly, as it is: renaming
+// over it would replace the device with a file. For -o that is known
+// before the first byte, which then goes straight there; for -O, whose
+// names are many and seldom exist already, FILE is looked at only when it
+// turns out to exist, and a device there gets the bytes at the end.
 //
 // With resume (-C -), the temporary file is FILE.part, kept after a failure
 // so that the next "-C -" goes on where it stopped. An existing complete
@@ -34,6 +45,13 @@ type fileOut struct {
 	final  string
 	resume bool
 	tmp    *os.File
+	// unnamed is set when tmp has no name yet (see createUnnamed).
+	unnamed bool
+	// special is set when tmp is FILE itself, a device or a pipe.
+	special bool
+	// many is set when FILE is one of many names (-O): open does not
+	// look for a device there beforehand (see above).
+	many bool
 
 	// fromFinal is set while resuming from FILE itself: off is its size,
 	// and pending is set once the server agreed to send from off, until
@@ -47,8 +65,22 @@ func (f *fileOut) partName() string { return f.final + ".part" }
 
 // open prepares the temporary file and returns the offset to resume at.
 func (f *fileOut) open() (int64, error) {
-	f.tmp, f.fromFinal, f.pending, f.off = nil, false, false, 0
+	f.tmp, f.unnamed, f.special, f.fromFinal, f.pending, f.off = nil, false, false, false, false, 0
+	if !f.many && isSpecial(f.final) {
+		t, err := os.OpenFile(f.final, os.O_WRONLY, 0)
+		if err != nil {
+			return 0, err
+		}
+		f.tmp, f.special = t, true
+		return 0, nil
+	}
 	if !f.resume {
+		dir, _ := filepath.Split(f.final)
+		removeStaleParts(dir)
+		if t, ok := createUnnamed(f.final); ok {
+			f.tmp, f.unnamed = t, true
+			return 0, nil
+		}
 		t, err := createTemp(f.final)
 		if err != nil {
 			return 0, err
@@ -183,6 +215,30 @@ func (f *fileOut) commit() error {
 		f.pending, f.fromFinal = false, false
 		return nil
 	}
+	if f.special {
+		f.special = false
+		return t.Close()
+	}
+	if f.unnamed {
+		f.unnamed = false
+		dirMu.Lock()
+		err := linkUnnamed(t, f.final)
+		if errors.Is(err, fs.ErrExist) {
+			err = replace(t, f.final, func(tmp string) error { return linkUnnamed(t, tmp) })
+		}
+		dirMu.Unlock()
+		if cerr := t.Close(); err == nil && cerr != nil {
+			os.Remove(f.final) // named, but its bytes may not all be there
+			err = cerr
+		}
+		return err
+	}
+	if f.many && isSpecial(f.final) {
+		err := copyInto(t, f.final)
+		t.Close()
+		os.Remove(t.Name())
+		return err
+	}
 	if err := t.Close(); err != nil {
 		os.Remove(t.Name())
 		return err
@@ -190,6 +246,56 @@ func (f *fileOut) commit() error {
 	dirMu.Lock()
 	defer dirMu.Unlock()
 	return os.Rename(t.Name(), f.final)
+}
+
+// isSpecial reports whether name is a device, a named pipe or a socket:
+// something that is there but is neither a regular file nor a folder.
+func isSpecial(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+}
+
+// replace makes the complete file t final's, in place of what is there: a
+// device or a pipe gets t's bytes; anything else is replaced at once,
+// never missing, by naming t beside it (with name) and renaming that over
+// it.
+func replace(t *os.File, final string, name func(tmp string) error) error {
+	if isSpecial(final) {
+		return copyInto(t, final)
+	}
+	dir, base := filepath.Split(final)
+	for range 100 {
+		tmp := tempName(dir, base)
+		err := name(tmp)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, final); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		return nil
+	}
+	return fmt.Errorf("cannot name a temporary file for %s", final)
+}
+
+// copyInto writes t's bytes, from the start, into the device or pipe name.
+func copyInto(t *os.File, name string) error {
+	if _, err := t.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	w, err := os.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, t)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // dirMu lets one transfer at a time create or rename its file: with many
@@ -207,10 +313,10 @@ func (f *fileOut) abort() {
 		return
 	}
 	f.tmp.Close()
-	if !f.resume {
+	if !f.resume && !f.unnamed && !f.special {
 		os.Remove(f.tmp.Name())
 	}
-	f.tmp = nil
+	f.tmp, f.unnamed, f.special = nil, false, false
 }
 
 // createTemp creates the temporary file for final,
@@ -219,9 +325,8 @@ func (f *fileOut) abort() {
 func createTemp(final string) (*os.File, error) {
 	dir, base := filepath.Split(final)
 	removeStaleParts(dir)
-	prefix := dir + "." + base + "." + pidText + "."
 	for range 100 {
-		name := prefix + fmt.Sprintf("%08x", rand.Uint32()) + ".part"
+		name := tempName(dir, base)
 		dirMu.Lock()
 		t, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		dirMu.Unlock()
@@ -231,6 +336,12 @@ func createTemp(final string) (*os.File, error) {
 		return t, err
 	}
 	return nil, fmt.Errorf("cannot create a temporary file for %s", final)
+}
+
+// tempName returns a name for a temporary file for base in dir:
+// ".BASE.<pid>.<8 random hex digits>.part".
+func tempName(dir, base string) string {
+	return dir + "." + base + "." + pidText + "." + fmt.Sprintf("%08x", rand.Uint32()) + ".part"
 }
 
 // remoteName is the -O file name: the URL's last path segment, decoded.

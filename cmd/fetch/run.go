@@ -177,6 +177,9 @@ type runEnv struct {
 	many   bool         // more than one URL
 	errMu  sync.Mutex
 
+	ttyOnce sync.Once // see isTerminal
+	tty     bool
+
 	failMu    sync.Mutex
 	firstFail int // index of the first URL that failed, in order
 	failCode  int // its exit code; 0 while none failed

@@ -9,10 +9,14 @@ import (
 	"golang.org/x/term"
 )
 
-// isTerminal reports whether stdin is a terminal.
+// isTerminal reports whether stdin is a terminal. It asks the system once
+// a run, not once a URL.
 func (e *runEnv) isTerminal() bool {
-	f, ok := e.stdin.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	e.ttyOnce.Do(func() {
+		f, ok := e.stdin.(*os.File)
+		e.tty = ok && term.IsTerminal(int(f.Fd()))
+	})
+	return e.tty
 }
 
 // stderrTerminal reports whether stderr is a terminal (for the progress bar).

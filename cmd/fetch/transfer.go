@@ -79,7 +79,7 @@ func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
 			Err: errors.New("a telnet session runs on the terminal and cannot be saved to a file (drop -o/-O)")}
 	}
 	// With -I, the metadata goes to the file, as curl writes headers.
-	return &fileOut{final: name, resume: e.cfg.resume && !e.cfg.head}, nil
+	return &fileOut{final: name, resume: e.cfg.resume && !e.cfg.head, many: e.cfg.output == ""}, nil
 }
 
 // onRetry tells of a retry on stderr.

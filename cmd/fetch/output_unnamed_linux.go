@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// createUnnamed creates the output file for final without a name, in
+// final's folder (O_TMPFILE): it gets one only when linkUnnamed gives it
+// final's, so a transfer that fails, or a process that is killed, leaves
+// nothing behind for anyone to mistake for a complete file, and no
+// temporary name to clean up. It costs the folder one entry made instead
+// of one made, renamed and removed. ok is false where the kernel or the
+// file system cannot (or /proc, which linkUnnamed needs, is not mounted):
+// the caller then uses a named temporary file.
+func createUnnamed(final string) (f *os.File, ok bool) {
+	dir := filepath.Dir(final)
+	if !procFD() {
+		return nil, false
+	}
+	if _, no := noUnnamed.Load(dir); no {
+		return nil, false
+	}
+	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o666)
+	if err != nil {
+		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) {
+			noUnnamed.Store(dir, true)
+		}
+		return nil, false
+	}
+	return os.NewFile(uintptr(fd), final), true
+}
+
+// noUnnamed holds the folders whose file system refused O_TMPFILE.
+var noUnnamed sync.Map
+
+// procFD reports whether /proc/self/fd is there, through which
+// linkUnnamed names a file by its descriptor.
+var procFD = sync.OnceValue(func() bool {
+	fi, err := os.Stat("/proc/self/fd")
+	return err == nil && fi.IsDir()
+})
+
+// linkUnnamed gives the unnamed file t the name name. A name that exists
+// is an error satisfying errors.Is(err, fs.ErrExist).
+func linkUnnamed(t *os.File, name string) error {
+	src := "/proc/self/fd/" + strconv.Itoa(int(t.Fd()))
+	if err := unix.Linkat(unix.AT_FDCWD, src, unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW); err != nil {
+		return &os.LinkError{Op: "link", Old: t.Name(), New: name, Err: err}
+	}
+	return nil
+}
