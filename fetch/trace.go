@@ -40,8 +40,14 @@ func (t *Trace) Send(line string) { t.line("> ", line) }
 // Recv records a line received from the server.
 func (t *Trace) Recv(line string) { t.line("< ", line) }
 
-// Notef records a note, such as the choice of a transfer type.
-func (t *Trace) Notef(format string, args ...any) { t.line("* ", fmt.Sprintf(format, args...)) }
+// Notef records a note, such as the choice of a transfer type. Nothing is
+// formatted for a nil or zero Trace.
+func (t *Trace) Notef(format string, args ...any) {
+	if t == nil || t.w == nil {
+		return
+	}
+	t.line("* ", fmt.Sprintf(format, args...))
+}
 
 func (t *Trace) line(mark, s string) {
 	if t == nil || t.w == nil {

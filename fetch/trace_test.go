@@ -33,3 +33,13 @@ func TestTraceSanitizes(t *testing.T) {
 		t.Errorf("trace = %q, want %q", got, want)
 	}
 }
+
+// TestTraceNilFormatsNothing: a note to a nil or zero Trace costs no
+// formatting (handlers note things on every request, traced or not).
+func TestTraceNilFormatsNothing(t *testing.T) {
+	for _, tr := range []*Trace{nil, {}} {
+		if n := testing.AllocsPerRun(100, func() { tr.Notef("connecting to %s:%d", "example.com", 21) }); n != 0 {
+			t.Errorf("Notef on %#v: %v allocations, want 0", tr, n)
+		}
+	}
+}
