@@ -16,6 +16,7 @@ type Conn struct {
 	net.Conn
 	idle  time.Duration
 	cause atomic.Pointer[error]
+	until time.Time // SetReadLimit's bound on reads, zero for none
 }
 
 // NewConn wraps c so that each Read and Write waits at most idle (zero
@@ -45,11 +46,23 @@ func (c *Conn) dead() error {
 	return nil
 }
 
-func (c *Conn) arm(set func(time.Time) error) error {
+// SetReadLimit bounds the reads that follow by t, until it is called
+// again: each Read's deadline is the idle timeout from its start or t,
+// whichever comes first, so that a reply that must arrive whole within a
+// time cannot take longer by spacing its bytes. The zero Time lifts the
+// bound. Only the goroutine that reads may call it. A Read that t ends
+// fails as a deadline does (os.ErrDeadlineExceeded).
+func (c *Conn) SetReadLimit(t time.Time) { c.until = t }
+
+func (c *Conn) arm(set func(time.Time) error, until time.Time) error {
 	if err := c.dead(); err != nil {
 		return err
 	}
-	set(time.Now().Add(c.idle))
+	dl := time.Now().Add(c.idle)
+	if !until.IsZero() && until.Before(dl) {
+		dl = until
+	}
+	set(dl)
 	if err := c.dead(); err != nil {
 		set(past)
 		return err
@@ -59,7 +72,7 @@ func (c *Conn) arm(set func(time.Time) error) error {
 
 // Read reads with the idle deadline.
 func (c *Conn) Read(p []byte) (int, error) {
-	if err := c.arm(c.Conn.SetReadDeadline); err != nil {
+	if err := c.arm(c.Conn.SetReadDeadline, c.until); err != nil {
 		return 0, err
 	}
 	n, err := c.Conn.Read(p)
@@ -73,7 +86,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 
 // Write writes with the idle deadline.
 func (c *Conn) Write(p []byte) (int, error) {
-	if err := c.arm(c.Conn.SetWriteDeadline); err != nil {
+	if err := c.arm(c.Conn.SetWriteDeadline, time.Time{}); err != nil {
 		return 0, err
 	}
 	n, err := c.Conn.Write(p)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"testing"
 	"time"
 )
@@ -69,5 +70,63 @@ func TestDialRefused(t *testing.T) {
 	_, err := (&Request{}).Dial(context.Background(), "tcp", addr)
 	if !errors.Is(err, Connect) {
 		t.Errorf("Dial to a closed port = %v, want Connect", err)
+	}
+}
+
+// TestConnReadLimit: with SetReadLimit, reads from a server that sends a
+// byte every 20 ms (each well within the idle timeout) fail once the
+// limit has passed, and reads go on after the limit is lifted.
+func TestConnReadLimit(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		s, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer s.Close()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if _, err := s.Write([]byte("x")); err != nil {
+				return
+			}
+		}
+	}()
+	c, err := (&Request{IdleTimeout: 5 * time.Second}).Dial(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	c.SetReadLimit(start.Add(200 * time.Millisecond))
+	n := 0
+	for {
+		m, err := c.Read(make([]byte, 1))
+		n += m
+		if err != nil {
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("Read past the limit = %v, want os.ErrDeadlineExceeded", err)
+			}
+			break
+		}
+		if time.Since(start) > 3*time.Second {
+			t.Fatalf("reads went on for %v past a limit of 200ms (%d bytes)", time.Since(start), n)
+		}
+	}
+	if d := time.Since(start); d < 200*time.Millisecond {
+		t.Errorf("Read failed after %v, before the limit of 200ms", d)
+	}
+	c.SetReadLimit(time.Time{})
+	if _, err := c.Read(make([]byte, 1)); err != nil {
+		t.Errorf("Read after the limit was lifted = %v, want a byte", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/textproto"
+	"os"
 	"strings"
 	"time"
 
@@ -29,7 +30,7 @@ type ctrl struct {
 	limit  *lineLimit
 	br     *bufio.Reader
 	r      *textproto.Reader
-	w      *textproto.Writer
+	w      *bufio.Writer
 	trace  *fetch.Trace
 	secret string // the password, scrubbed from anything traced or returned
 
@@ -46,7 +47,6 @@ type ctrl struct {
 	noSize   bool            // the server has no SIZE
 	feat     map[string]bool // FEAT's features, once asked
 	stop     func() bool     // stops the context watch of the current request
-	ctx      context.Context // the current request's context, nil when idle
 	idle     time.Duration   // the longest wait for one whole reply
 }
 
@@ -97,13 +97,12 @@ func (c *ctrl) setConn(nc net.Conn) {
 	c.limit = &lineLimit{r: nc}
 	c.br = bufio.NewReader(c.limit)
 	c.r = textproto.NewReader(c.br)
-	c.w = textproto.NewWriter(bufio.NewWriter(nc))
+	c.w = bufio.NewWriter(nc)
 }
 
 // watch ties the connection to ctx until release.
 func (c *ctrl) watch(ctx context.Context, trace *fetch.Trace) {
 	c.trace = trace
-	c.ctx = ctx
 	c.stop = c.raw.Watch(ctx)
 }
 
@@ -122,7 +121,6 @@ func (c *ctrl) unwatch() bool {
 		c.stop = nil
 	}
 	c.trace = nil
-	c.ctx = nil
 	return ok
 }
 
@@ -134,16 +132,26 @@ func (c *ctrl) scrub(s string) string {
 	return s
 }
 
-// send writes one command line. shown is what the trace and errors say
-// (the line with its password masked).
+// send writes one command line, and any queued before it. shown is what
+// the trace and errors say (the line with its password masked).
 func (c *ctrl) send(line, shown string) error {
+	if err := c.queue(line, shown); err != nil {
+		return err
+	}
+	if err := c.w.Flush(); err != nil {
+		return c.ioErr(shown, err)
+	}
+	return nil
+}
+
+// queue adds a command line to the next send, which writes both at once.
+func (c *ctrl) queue(line, shown string) error {
 	if i := strings.IndexAny(line, "\r\n\x00"); i >= 0 {
 		return fetch.Errorf(fetch.Refused, "%s: a decoded CR, LF or NUL would reach the command line (RFC 1738 §6)", fetch.Sanitize(shown))
 	}
 	c.trace.Send(shown)
-	if err := c.w.PrintfLine("%s", line); err != nil {
-		return c.ioErr(shown, err)
-	}
+	c.w.WriteString(line)
+	c.w.WriteString("\r\n")
 	return nil
 }
 
@@ -160,29 +168,26 @@ func (c *ctrl) read(shown string) (int, string, error) {
 // scrubbed): escape it before it is shown.
 func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 	c.limit.reset()
-	parent := c.ctx
-	if parent == nil {
-		parent = context.Background()
-	}
 	if d <= 0 {
 		d = fetch.DefaultIdleTimeout
 	}
-	rctx, cancel := context.WithTimeoutCause(parent, d, &replyTimeout{d: d})
-	stop := c.raw.Watch(rctx)
+	// The bound is the connection's read deadline, not a timer: a reply
+	// costs no allocation, and a reply already buffered no system call.
+	until := time.Now().Add(d)
+	c.raw.SetReadLimit(until)
 	code, msg, err := c.r.ReadResponse(0)
-	stop()
-	cancel()
+	c.raw.SetReadLimit(time.Time{})
 	if c.limit.err != nil && (err != nil || c.br.Buffered() == 0 && c.limit.line != 0) {
 		// The connection failed while the reply was being read: a line
 		// it cut short is no reply, although textproto takes it for one.
-		return 0, "", c.ioErr(shown, c.limit.err)
+		return 0, "", c.ioErr(shown, late(c.limit.err, until, d))
 	}
 	if err != nil {
 		var pe textproto.ProtocolError
 		if errors.As(err, &pe) {
 			return 0, "", fetch.Errorf(fetch.Protocol, "%s: malformed reply: %s", fetch.Sanitize(shown), fetch.Sanitize(c.scrub(string(pe))))
 		}
-		return 0, "", c.ioErr(shown, err)
+		return 0, "", c.ioErr(shown, late(err, until, d))
 	}
 	c.replies++
 	msg = c.scrub(msg)
@@ -208,6 +213,16 @@ func (e *replyTimeout) Error() string {
 
 // Unwrap makes the cause a deadline (Kind Timeout).
 func (e *replyTimeout) Unwrap() error { return context.DeadlineExceeded }
+
+// late names the failure of a read that the whole reply's bound (until,
+// d after the reply began) ended: a replyTimeout, of Kind Timeout, in
+// place of the connection's deadline error.
+func late(err error, until time.Time, d time.Duration) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) && !time.Now().Before(until) {
+		return &fetch.Error{Kind: fetch.Timeout, Err: &replyTimeout{d: d}}
+	}
+	return err
+}
 
 // ioErr classifies a failure of the control connection itself.
 func (c *ctrl) ioErr(shown string, err error) error {

@@ -12,26 +12,15 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 )
 
-// dataSetup is a data connection on its way: being dialed in passive
-// mode, a listener waiting for the server in active mode.
+// dataSetup is a data connection on its way: a passive port to dial, or
+// a listener waiting for the server in active mode.
 type dataSetup struct {
-	conn *fetch.Conn      // passive: the dialed connection, once wait returned
+	conn *fetch.Conn      // passive: the dialed connection, once dial returned
 	ln   *net.TCPListener // active: where the server connects
+	addr string           // passive: the address to dial, "" once dialed
 	peer net.IP           // the control connection's peer
 	stop func() bool      // the context watch of conn
 	idle time.Duration
-
-	// A passive dial runs in a goroutine of its own while the control
-	// connection goes on (REST and the transfer command go out while the
-	// connection is made): dialing delivers its result, once; cancel ends
-	// it early.
-	dialing chan dialed
-	cancel  context.CancelFunc
-}
-
-type dialed struct {
-	conn *fetch.Conn
-	err  error
 }
 
 // peerIP is the address of the control connection's server.
@@ -45,30 +34,44 @@ func (c *ctrl) peerIP() net.IP {
 // openData prepares the data connection for the next transfer command:
 // passive mode (EPSV, then PASV when the server has no EPSV) unless active
 // is set, then active mode (EPRT, then PORT). A passive connection is
-// still being dialed when openData returns (see dialData).
-func (c *ctrl) openData(ctx context.Context, req *fetch.Request, active bool) (*dataSetup, error) {
+// dialed only once the transfer command is out (see dial).
+func (c *ctrl) openData(req *fetch.Request, active bool) (*dataSetup, error) {
 	if active {
 		return c.active(req)
 	}
-	peer := c.peerIP()
 	if !c.noEPSV {
 		code, msg, err := c.cmd("EPSV")
 		if err != nil {
 			return nil, err
 		}
-		if code == 229 {
-			port, ok := parseEPSV(msg)
-			if !ok {
-				return nil, replyErr(fetch.Protocol, "EPSV", code, msg, "no port in the reply")
-			}
-			return dialData(ctx, req, peer, port), nil
+		if ds, err := c.epsvReply(code, msg); ds != nil || err != nil {
+			return ds, err
 		}
-		if code/100 != 5 {
-			return nil, c.unexpected("EPSV", code, msg)
-		}
-		c.noEPSV = true
-		c.trace.Notef("the server has no EPSV: trying PASV")
 	}
+	return c.pasv()
+}
+
+// epsvReply reads EPSV's reply: the passive port to dial, or (nil, nil)
+// when the server has no EPSV, which it then is not sent again.
+func (c *ctrl) epsvReply(code int, msg string) (*dataSetup, error) {
+	if code == 229 {
+		port, ok := parseEPSV(msg)
+		if !ok {
+			return nil, replyErr(fetch.Protocol, "EPSV", code, msg, "no port in the reply")
+		}
+		return passiveData(c.peerIP(), port), nil
+	}
+	if code/100 != 5 {
+		return nil, c.unexpected("EPSV", code, msg)
+	}
+	c.noEPSV = true
+	c.trace.Notef("the server has no EPSV: trying PASV")
+	return nil, nil
+}
+
+// pasv asks for a passive port with PASV (RFC 959), for servers without
+// EPSV.
+func (c *ctrl) pasv() (*dataSetup, error) {
 	code, msg, err := c.cmd("PASV")
 	if err != nil {
 		return nil, err
@@ -82,39 +85,33 @@ func (c *ctrl) openData(ctx context.Context, req *fetch.Request, active bool) (*
 	}
 	// The address in the reply is ignored: the data connection goes to the
 	// server the control connection reached (as curl's --ftp-skip-pasv-ip).
-	return dialData(ctx, req, peer, port), nil
+	return passiveData(c.peerIP(), port), nil
 }
 
-// dialData starts connecting to the server's data port and returns at
-// once: wait gives the connection, abort gives it up. The server accepts
-// the connection once it has the transfer command (RFC 959 §3.2: a passive
-// server-DTP "waits for a connection"), so the dial needs to be done only
-// before the transfer command's reply is read.
-func dialData(ctx context.Context, req *fetch.Request, peer net.IP, port int) *dataSetup {
-	addr := net.JoinHostPort(peer.String(), strconv.Itoa(port))
-	dctx, cancel := context.WithCancel(ctx)
-	ds := &dataSetup{peer: peer, dialing: make(chan dialed, 1), cancel: cancel}
-	go func() {
-		conn, err := req.Dial(dctx, "tcp", addr)
-		ds.dialing <- dialed{conn, err}
-	}()
-	return ds
+// passiveData is the data connection to the server's port peer:port, to be
+// dialed.
+func passiveData(peer net.IP, port int) *dataSetup {
+	return &dataSetup{peer: peer, addr: net.JoinHostPort(peer.String(), strconv.Itoa(port))}
 }
 
-// wait ends the dial in progress, if any, and ties the connection to ctx.
-// On failure nothing is left to close.
-func (ds *dataSetup) wait(ctx context.Context) error {
-	if ds.dialing == nil {
+// dial connects to the server's passive port, when there is one to dial,
+// and ties the connection to ctx. It is called once the transfer command
+// is written: a passive server-DTP "waits for a connection" (RFC 959
+// §3.2), and the connection and the command travel at the same time, as
+// a dial in a goroutine of its own would have them, without handing the
+// request to another goroutine and back. On failure nothing is left to
+// close.
+func (ds *dataSetup) dial(ctx context.Context, req *fetch.Request) error {
+	if ds.addr == "" {
 		return nil
 	}
-	d := <-ds.dialing
-	ds.dialing = nil
-	ds.cancel() // the dial is over: its context no longer matters
-	if d.err != nil {
-		return d.err
+	conn, err := req.Dial(ctx, "tcp", ds.addr)
+	ds.addr = ""
+	if err != nil {
+		return err
 	}
-	ds.conn = d.conn
-	ds.stop = d.conn.Watch(ctx)
+	ds.conn = conn
+	ds.stop = conn.Watch(ctx)
 	return nil
 }
 
@@ -170,8 +167,8 @@ func (c *ctrl) active(req *fetch.Request) (*dataSetup, error) {
 // transfer command: accepts the server's connection in active mode, and
 // shakes hands for TLS under PROT P. It returns the stream to read, its
 // underlying *fetch.Conn, and the function that ends its context watch.
-func (ds *dataSetup) finish(ctx context.Context, c *ctrl) (dataConn, error) {
-	if err := ds.wait(ctx); err != nil {
+func (ds *dataSetup) finish(ctx context.Context, req *fetch.Request, c *ctrl) (dataConn, error) {
+	if err := ds.dial(ctx, req); err != nil {
 		return dataConn{}, err
 	}
 	if ds.ln != nil {
@@ -207,16 +204,8 @@ func (ds *dataSetup) finish(ctx context.Context, c *ctrl) (dataConn, error) {
 	return dc, nil
 }
 
-// abort gives up a data connection not yet handed over, a dial in
-// progress included (it is cancelled, and waited for).
+// abort gives up a data connection not yet handed over.
 func (ds *dataSetup) abort() {
-	if ds.dialing != nil {
-		ds.cancel()
-		if d := <-ds.dialing; d.conn != nil {
-			d.conn.Close()
-		}
-		ds.dialing = nil
-	}
 	if ds.ln != nil {
 		ds.ln.Close()
 	}

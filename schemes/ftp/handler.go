@@ -63,6 +63,7 @@ type Handler struct {
 
 	poolOnce sync.Once
 	idle     *fetch.Pool[string, *ctrl] // see pool.go
+	unpiped  sync.Map                   // pool keys of servers that lost a pipelined command (pipeline.go)
 }
 
 var (
@@ -114,6 +115,8 @@ func newJob(req *fetch.Request) (job, error) {
 // segment, and returns the file (TYPE, SIZE, RETR) or the name list
 // (NLST). The Body is complete only when the server's final 226 or 250
 // arrived after the data and, in TYPE I, SIZE's count of bytes did too.
+// A file's SIZE and EPSV go out together, in one write; a server that
+// loses the second is sent one command at a time from then on.
 //
 // In TYPE A the server sends text as NVT-ASCII, lines ended by CR LF
 // (RFC 959 §3.1.1.1); the Body has local line ends, CR LF turned into LF
@@ -227,7 +230,7 @@ func (h *Handler) list(ctx context.Context, c *ctrl, req *fetch.Request, j job, 
 	if j.name != "" {
 		line += " " + j.name
 	}
-	t, err := h.transfer(ctx, c, req, key, line, 0)
+	t, err := h.transfer(ctx, c, req, key, line, 0, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +288,17 @@ func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j j
 		return nil, err
 	}
 	size := int64(-1)
-	if j.typ == "I" {
+	var ds *dataSetup // the data connection, when asked for already
+	switch {
+	case j.typ == "I" && h.pipelines(c, req, key):
+		var err error
+		if size, ds, err = c.sizeAndPassive(j.name); err != nil {
+			if errors.Is(err, errPipeLost) {
+				h.unpiped.Store(key, true)
+			}
+			return nil, err
+		}
+	case j.typ == "I":
 		var err error
 		if size, _, _, err = c.size(j.name); err != nil {
 			return nil, err
@@ -303,7 +316,7 @@ func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j j
 		res.Offset, res.Size = size, 0
 		return res, nil
 	}
-	t, err := h.transfer(ctx, c, req, key, "RETR "+j.name, offset)
+	t, err := h.transfer(ctx, c, req, key, "RETR "+j.name, offset, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -319,16 +332,19 @@ func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j j
 	return res, nil
 }
 
-// transfer opens the data connection, sends REST when rest > 0 (right
-// before the transfer command, as RFC 959 §4.1.3 requires), sends the
-// transfer command and returns the body once the server said 125 or 150.
-// A passive data connection is dialed while REST and the transfer command
-// go out, saving the wait for the dial. The body's offset is rest when the
-// server accepted it, else 0.
-func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key, line string, rest int64) (*transfer, error) {
-	ds, err := c.openData(ctx, req, h.Active)
-	if err != nil {
-		return nil, err
+// transfer opens the data connection (unless ds is one asked for
+// already), sends REST when rest > 0 (right before the transfer command,
+// as RFC 959 §4.1.3 requires), sends the transfer command and returns the
+// body once the server said 125 or 150. A passive data connection is
+// dialed once the transfer command is written, and the command's reply
+// read once it is made. The body's offset is rest when the server
+// accepted it, else 0.
+func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key, line string, rest int64, ds *dataSetup) (*transfer, error) {
+	if ds == nil {
+		var err error
+		if ds, err = c.openData(req, h.Active); err != nil {
+			return nil, err
+		}
 	}
 	if rest > 0 {
 		code, _, err := c.cmd("REST " + strconv.FormatInt(rest, 10))
@@ -345,12 +361,11 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 		ds.abort()
 		return nil, err
 	}
-	// The passive dial, started after EPSV or PASV, went on while REST and
-	// the transfer command went out; the server's reply to it may wait for
-	// the connection, so the dial ends first. When it fails, the server
-	// has refused the transfer (and closed its port), or waits for a
+	// The server's reply to the transfer command may wait for the data
+	// connection, so the dial comes first. When it fails, the server has
+	// refused the transfer (and closed its port), or waits for a
 	// connection that will not come: dataFailed tells which.
-	if err := ds.wait(ctx); err != nil {
+	if err := ds.dial(ctx, req); err != nil {
 		return nil, c.dataFailed(line, err)
 	}
 	code, msg, err := c.read(line)
@@ -362,7 +377,7 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 		ds.abort()
 		return nil, c.unexpected(line, code, msg)
 	}
-	dc, err := ds.finish(ctx, c)
+	dc, err := ds.finish(ctx, req, c)
 	if err != nil {
 		// The server waits to send: this connection is out of step, and
 		// the caller closes it (the error is not a reply).
@@ -426,16 +441,22 @@ func (c *ctrl) size(name string) (int64, int, string, error) {
 	if err != nil {
 		return -1, 0, "", err
 	}
+	return c.sizeReply(code, msg), code, msg, nil
+}
+
+// sizeReply reads SIZE's reply: the size, or -1 when the server cannot
+// tell. A server without SIZE is not asked again.
+func (c *ctrl) sizeReply(code int, msg string) int64 {
 	if code == 213 {
 		if n, err := strconv.ParseInt(strings.TrimSpace(msg), 10, 64); err == nil && n >= 0 {
-			return n, code, msg, nil
+			return n
 		}
-		return -1, code, msg, nil
+		return -1
 	}
 	if code == 500 || code == 502 {
 		c.noSize = true
 	}
-	return -1, code, msg, nil
+	return -1
 }
 
 // mdtm asks MDTM (RFC 3659 §3); the zero Time when the server cannot tell.

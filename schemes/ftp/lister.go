@@ -56,6 +56,7 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 func (h *Handler) session(ctx context.Context, req *fetch.Request, cwds []string, do func(c *ctrl, key string) (handed bool, err error)) error {
 	lg := h.credentials(req)
 	key := lg.key(req.URL.Scheme, req.URL.HostPort())
+	repiped := false
 	for attempt := 0; ; attempt++ {
 		c, reused, err := h.acquire(ctx, req, lg, key, cwds)
 		if err != nil {
@@ -71,6 +72,10 @@ func (h *Handler) session(ctx context.Context, req *fetch.Request, cwds []string
 		}
 		if reused && attempt == 0 && !isReply(err) && c.replies == 0 && ctx.Err() == nil {
 			req.Trace.Notef("the reused connection was closed by the server: logging in afresh")
+			continue
+		}
+		if errors.Is(err, errPipeLost) && !repiped && ctx.Err() == nil {
+			repiped = true // once: the server is no longer sent commands together
 			continue
 		}
 		return err
@@ -95,15 +100,15 @@ func (h *Handler) entries(ctx context.Context, c *ctrl, req *fetch.Request, key 
 	switch {
 	case feat["MLST"]:
 		parse = parseMLSD
-		t, err = h.transfer(ctx, c, req, key, "MLSD", 0)
+		t, err = h.transfer(ctx, c, req, key, "MLSD", 0, nil)
 	default:
 		parse = func(line string) (item, error) { return parseLIST(line, now) }
-		t, err = h.transfer(ctx, c, req, key, "LIST", 0)
+		t, err = h.transfer(ctx, c, req, key, "LIST", 0, nil)
 		var re *fetch.ReplyError
 		if errors.As(err, &re) && (re.Code == 500 || re.Code == 502) {
 			c.trace.Notef("the server has no LIST: listing names only (NLST)")
 			parse = func(line string) (item, error) { return item{name: line, size: -1}, nil }
-			t, err = h.transfer(ctx, c, req, key, "NLST", 0)
+			t, err = h.transfer(ctx, c, req, key, "NLST", 0, nil)
 		}
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -34,7 +35,7 @@ type login struct {
 func (l login) key(scheme, hostport string) string {
 	// The password is part of the key so that a connection is never
 	// handed to a request that could not have logged in itself.
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%t\x00%s", scheme, hostport, l.user, l.hasPass, l.pass)
+	return scheme + "\x00" + hostport + "\x00" + l.user + "\x00" + strconv.FormatBool(l.hasPass) + "\x00" + l.pass
 }
 
 // credentials decides the login for req: the URL's user and password; else
