@@ -105,7 +105,9 @@ func TestOutputUnnamed(t *testing.T) {
 		}
 		return ns
 	}
-	for _, old := range []string{"", "old content"} {
+	defer noEmptyPath.Store(noEmptyPath.Load())
+	for i, old := range []string{"", "old content", "", "old content"} {
+		noEmptyPath.Store(i >= 2) // the link through /proc/self/fd too
 		dir := t.TempDir()
 		dst := filepath.Join(dir, "f.bin")
 		var want []string
