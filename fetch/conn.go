@@ -28,6 +28,9 @@ func NewConn(c net.Conn, idle time.Duration) *Conn {
 	return &Conn{Conn: c, idle: idle}
 }
 
+// IdleTimeout returns the longest wait of a Read or Write.
+func (c *Conn) IdleTimeout() time.Duration { return c.idle }
+
 // Watch ties the connection to ctx until stop is called: when ctx is done,
 // pending and later I/O fails with the context's cause, as an error of
 // Kind Timeout (a deadline) or Canceled (wrapping context.Canceled).

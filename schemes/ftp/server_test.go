@@ -33,16 +33,17 @@ type fakeServer struct {
 	noEPSV       bool
 	noSize       bool
 	noRest       bool
-	ignoreRest   bool                // REST is accepted (350) but RETR sends from the start
-	emptyCWD     string              // where "CWD " with no argument goes; "" refuses with emptyCWDCode
-	emptyCWDCode int                 // the refusal of an empty CWD; 0 means 550
-	asciiNoSize  bool                // SIZE in TYPE A is refused (550), as proftpd does
-	cut426       map[string]bool     // RETR of these paths: half the data, then 426
-	noFinal      map[string]bool     // RETR of these paths: the data, then the control connection closes
-	sizeExtra    map[string]int64    // SIZE of these paths is overstated by this much
-	hold         map[string]chan int // RETR of these paths: half the data, then wait for the channel to close
-	tlsConf      *tls.Config         // when set, AUTH TLS, PBSZ and PROT are understood
-	implicit     bool                // with tlsConf: TLS from the first byte (ftps)
+	ignoreRest   bool                     // REST is accepted (350) but RETR sends from the start
+	emptyCWD     string                   // where "CWD " with no argument goes; "" refuses with emptyCWDCode
+	emptyCWDCode int                      // the refusal of an empty CWD; 0 means 550
+	asciiNoSize  bool                     // SIZE in TYPE A is refused (550), as proftpd does
+	cut426       map[string]bool          // RETR of these paths: half the data, then 426
+	noFinal      map[string]bool          // RETR of these paths: the data, then the control connection closes
+	sizeExtra    map[string]int64         // SIZE of these paths is overstated by this much
+	hold         map[string]chan int      // RETR of these paths: half the data, then wait for the channel to close
+	drip         map[string]time.Duration // RETR of these paths: 16 bytes at a time, this long apart
+	tlsConf      *tls.Config              // when set, AUTH TLS, PBSZ and PROT are understood
+	implicit     bool                     // with tlsConf: TLS from the first byte (ftps)
 
 	mu     sync.Mutex
 	refuse map[string]bool // CWD to these absolute paths fails (set with refuseCWD)
@@ -56,7 +57,7 @@ func newFakeServer(t testing.TB) *fakeServer {
 	return &fakeServer{
 		t: t, files: map[string][]byte{}, users: map[string]string{"anonymous": ""},
 		homes: map[string]string{}, cut426: map[string]bool{}, noFinal: map[string]bool{},
-		sizeExtra: map[string]int64{}, hold: map[string]chan int{}, conns: map[net.Conn]bool{},
+		sizeExtra: map[string]int64{}, hold: map[string]chan int{}, drip: map[string]time.Duration{}, conns: map[net.Conn]bool{},
 	}
 }
 
@@ -381,6 +382,15 @@ func (ss *session) send(b []byte, p string, cut, noFinal bool) {
 		}
 		dc.Close()
 		ss.reply(426, "Failure writing network stream.")
+		return
+	}
+	if d, ok := ss.s.drip[p]; ok {
+		for i := 0; i < len(b); i += 16 {
+			time.Sleep(d)
+			dc.Write(b[i:min(i+16, len(b))])
+		}
+		dc.Close()
+		ss.reply(226, "Transfer complete.")
 		return
 	}
 	if cut {

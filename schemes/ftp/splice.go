@@ -3,15 +3,24 @@ package ftp
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"syscall"
+	"time"
 )
 
 // spliceChunk is how much one ReadFrom of the output may move before the
-// idle deadline is armed again: a transfer that stalls fails after the
-// idle time, and one that moves never does.
+// copy comes back here (for the counts, and to look at the context).
 const spliceChunk = 4 << 20
+
+// idleSlices is how many slices the idle timeout is cut into while the
+// output's ReadFrom waits on the socket: a slice in which bytes moved is
+// progress, and idleSlices slices in a row without a byte are a stall.
+// So a slow server (under a chunk an idle time) never times out while it
+// sends, and a stalled one times out within a slice of the idle time
+// after its last byte.
+const idleSlices = 4
 
 // readFrom lets w's ReadFrom take the bytes straight from the data
 // connection's socket (on Linux an *os.File splices them, without a copy
@@ -31,6 +40,9 @@ func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
 	}
 	var total int64
 	lr := &io.LimitedReader{R: tc}
+	slice := t.data.raw.IdleTimeout() / idleSlices
+	quiet := 0
+	defer t.data.raw.SetReadLimit(time.Time{})
 	for {
 		t.mu.Lock()
 		if t.err != nil {
@@ -44,10 +56,13 @@ func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
 		t.reading = true
 		t.mu.Unlock()
 
-		// A read of nothing arms the idle deadline, and fails at once
-		// with the context's cause when the transfer was cancelled.
+		// A read of nothing arms the deadline, a slice from now, and
+		// fails at once with the context's cause when the transfer was
+		// cancelled.
+		t.data.raw.SetReadLimit(time.Now().Add(slice))
 		_, err := t.data.raw.Read(nil)
 		var n int64
+		slow := false
 		if err == nil {
 			lr.N = spliceChunk
 			n, err = rf.ReadFrom(lr)
@@ -66,9 +81,23 @@ func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
 				}
 				return total, true, err
 			}
+			if n > 0 {
+				quiet = 0
+			}
 			if err != nil {
 				if _, d := t.data.raw.Read(nil); d != nil {
 					err = d // the context's cause
+				} else if errors.Is(err, os.ErrDeadlineExceeded) {
+					if n == 0 {
+						quiet++
+					}
+					if quiet < idleSlices {
+						err, slow = nil, true
+					} else {
+						err = socketErr(err)
+					}
+				} else {
+					err = socketErr(err)
 				}
 			}
 		}
@@ -77,6 +106,9 @@ func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
 		switch {
 		case err != nil:
 			err = t.broken(err)
+		case slow:
+			// A slice ended with less than a chunk: the data is slow,
+			// or has not come for less than the idle time.
 		case lr.N > 0:
 			// Less than a chunk, and no error: the data ended.
 			err = t.complete()
@@ -103,6 +135,17 @@ func readSide(err error) bool {
 	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
 		errors.Is(err, syscall.ETIMEDOUT)
+}
+
+// socketErr is an error of the data connection out of an output's
+// ReadFrom, without the output's name: an *os.File reports a splice that
+// failed on the socket as a failed write to the file, which it was not.
+func socketErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "write" {
+		return pe.Err
+	}
+	return err
 }
 
 // tcpConn finds the *net.TCPConn under c's wrappers (the dial policy's

@@ -152,3 +152,40 @@ func TestSpliceStalls(t *testing.T) {
 		h.Close()
 	}
 }
+
+// TestSpliceSlowNotStalled: a server that sends slowly, less than a chunk
+// in an idle time but never idle that long, is no stall: the splice goes
+// on to the end (it once timed out one idle time into the chunk).
+func TestSpliceSlowNotStalled(t *testing.T) {
+	s := newFakeServer(t)
+	data := bytes.Repeat([]byte("slow bytes, "), 40) // 480 bytes: 30 drips
+	s.files["/slow.bin"] = data
+	s.drip["/slow.bin"] = 60 * time.Millisecond
+	s.start()
+	h := &Handler{}
+	defer h.Close()
+	r := req(t, "ftp://"+s.addr()+"/slow.bin")
+	r.IdleTimeout = 600 * time.Millisecond // the whole takes about 1.8 s
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := h.Fetch(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	spy := &spliceSpy{File: f}
+	if _, err := io.Copy(spy, res.Body); err != nil {
+		t.Fatalf("a slow transfer failed: %v", err)
+	}
+	if !spy.spliced {
+		t.Error("the file's ReadFrom never got the socket")
+	}
+	if got, _ := os.ReadFile(f.Name()); !bytes.Equal(got, data) {
+		t.Errorf("the file holds %d bytes, want the %d sent", len(got), len(data))
+	}
+}
