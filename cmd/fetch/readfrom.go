@@ -4,9 +4,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"net"
-	"os"
 	"syscall"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // ReadFrom passes io.Copy's ReaderFrom path through the count, so that an
@@ -32,7 +32,7 @@ func (c *countWriter) ReadFrom(r io.Reader) (int64, error) {
 // the error number tells; an *os.File reports a splice that failed on
 // the socket (a deadline, a reset) as a failed write, which it was not.
 func writeSide(err error) bool {
-	if socketSide(err) {
+	if fetch.SocketError(err) != nil {
 		return false
 	}
 	var pe *fs.PathError
@@ -47,13 +47,4 @@ func writeSide(err error) bool {
 		}
 	}
 	return false
-}
-
-// socketSide reports whether err can only have come from a network
-// connection: a deadline, a connection closed under the copy, the peer's
-// reset or abort.
-func socketSide(err error) bool {
-	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
-		errors.Is(err, syscall.ETIMEDOUT)
 }

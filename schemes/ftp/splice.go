@@ -3,11 +3,11 @@ package ftp
 import (
 	"errors"
 	"io"
-	"io/fs"
 	"net"
 	"os"
-	"syscall"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // spliceChunk is how much one ReadFrom of the output may move before the
@@ -34,7 +34,7 @@ func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
 	if !ok || t.data.raw == nil || t.data.r != net.Conn(t.data.raw) {
 		return 0, false, nil
 	}
-	tc, ok := tcpConn(t.data.raw.Conn)
+	tc, ok := fetch.TCPConn(t.data.raw.Conn)
 	if !ok {
 		return 0, false, nil
 	}
@@ -66,7 +66,7 @@ func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
 		if err == nil {
 			lr.N = spliceChunk
 			n, err = rf.ReadFrom(lr)
-			if err != nil && !readSide(err) {
+			if err != nil && fetch.SocketError(err) == nil {
 				// The output failed: the transfer stays as it is,
 				// for the caller to close.
 				t.n += n
@@ -94,10 +94,10 @@ func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
 					if quiet < idleSlices {
 						err, slow = nil, true
 					} else {
-						err = socketErr(err)
+						err = fetch.SocketError(err)
 					}
 				} else {
-					err = socketErr(err)
+					err = fetch.SocketError(err)
 				}
 			}
 		}
@@ -126,41 +126,4 @@ func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
 			t.drop()
 		}
 	}
-}
-
-// readSide reports whether an error out of an output's ReadFrom came from
-// the data connection rather than the output: a deadline, a connection
-// closed under it, or the peer's reset.
-func readSide(err error) bool {
-	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
-		errors.Is(err, syscall.ETIMEDOUT)
-}
-
-// socketErr is an error of the data connection out of an output's
-// ReadFrom, without the output's name: an *os.File reports a splice that
-// failed on the socket as a failed write to the file, which it was not.
-func socketErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Op == "write" {
-		return pe.Err
-	}
-	return err
-}
-
-// tcpConn finds the *net.TCPConn under c's wrappers (the dial policy's
-// record of the address, ...), each of which names the connection it
-// wraps with NetConn.
-func tcpConn(c net.Conn) (*net.TCPConn, bool) {
-	for range 8 {
-		switch x := c.(type) {
-		case *net.TCPConn:
-			return x, true
-		case interface{ NetConn() net.Conn }:
-			c = x.NetConn()
-		default:
-			return nil, false
-		}
-	}
-	return nil, false
 }

@@ -3,10 +3,7 @@ package gopher
 import (
 	"errors"
 	"io"
-	"io/fs"
-	"net"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -68,7 +65,7 @@ func (b *body) spliceTo(w io.Writer) (int64, bool, error) {
 	if !ok {
 		return 0, false, nil
 	}
-	tc, ok := tcpConn(fc.Conn)
+	tc, ok := fetch.TCPConn(fc.Conn)
 	if !ok {
 		return 0, false, nil
 	}
@@ -158,7 +155,7 @@ func (b *body) spliceTo(w io.Writer) (int64, bool, error) {
 			if left == 0 {
 				return total, true, nil
 			}
-		case !readSide(err):
+		case fetch.SocketError(err) == nil:
 			// The output failed.
 			return total, true, err
 		case s.ended() != nil:
@@ -176,47 +173,10 @@ func (b *body) spliceTo(w io.Writer) (int64, bool, error) {
 				quiet++
 			}
 			if quiet >= idleSlices {
-				return total, true, fetch.Wrap(fetch.Timeout, socketErr(err))
+				return total, true, fetch.Wrap(fetch.Timeout, fetch.SocketError(err))
 			}
 		default:
-			return total, true, readErr(socketErr(err))
+			return total, true, readErr(fetch.SocketError(err))
 		}
 	}
-}
-
-// readSide reports whether an error out of an output's ReadFrom came from
-// the connection rather than the output: a deadline, a connection closed
-// under it, or the peer's reset.
-func readSide(err error) bool {
-	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) ||
-		errors.Is(err, syscall.ETIMEDOUT)
-}
-
-// socketErr is an error of the connection out of an output's ReadFrom,
-// without the output's name: an *os.File reports a splice that failed on
-// the socket as a failed write to the file, which it was not.
-func socketErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// tcpConn finds the *net.TCPConn under c's wrappers (the dial policy's
-// record of the address, ...), each of which names the connection it
-// wraps with NetConn.
-func tcpConn(c net.Conn) (*net.TCPConn, bool) {
-	for range 8 {
-		switch x := c.(type) {
-		case *net.TCPConn:
-			return x, true
-		case interface{ NetConn() net.Conn }:
-			c = x.NetConn()
-		default:
-			return nil, false
-		}
-	}
-	return nil, false
 }
