@@ -50,8 +50,28 @@ func (b *body) Read(p []byte) (int, error) {
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
 // WriteTo copies the body to w in large reads, so that io.Copy makes few
-// system calls.
+// system calls. A body framed by Content-Length on a plain HTTP/1.1
+// connection goes to an w that is an io.ReaderFrom (an output file)
+// straight from the socket instead (see h1Body.spliceTo).
 func (b *body) WriteTo(w io.Writer) (int64, error) {
+	if rf, ok := w.(io.ReaderFrom); ok {
+		if hb, ok := b.rc.(*h1Body); ok {
+			n, handled, err := hb.spliceTo(b.ctx, w, rf, b.idle)
+			b.n += n
+			if handled {
+				switch {
+				case err == nil:
+					return n, nil
+				case errors.Is(err, errSpliceStall):
+					err = fetch.Errorf(fetch.Timeout, "reading the body: nothing for %v", b.idle)
+				case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+					fetch.SocketError(err) != nil, errors.Is(err, io.ErrUnexpectedEOF):
+					err = b.classify(err)
+				}
+				return n, err
+			}
+		}
+	}
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp

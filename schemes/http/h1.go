@@ -150,7 +150,10 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, hreq *http.Request, uri s
 		pc.done(stop, reuse)
 		return resp, nil
 	}
-	b := &h1Body{rc: resp.Body, pc: pc, stop: stop, reuse: reuse}
+	b := &h1Body{rc: resp.Body, pc: pc, stop: stop, reuse: reuse, left: -1}
+	if len(resp.TransferEncoding) == 0 && resp.ContentLength >= 0 {
+		b.left = resp.ContentLength
+	}
 	resp.Body = b
 	if gz && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		resp.Body = &gzipBody{body: b}
@@ -260,9 +263,12 @@ type h1Body struct {
 	stop  func() bool // stops the cancellation's hook
 	reuse bool        // the reply lets the connection be reused
 
+	left int64 // the body's length by Content-Length, -1 for other framings
+
 	mu     sync.Mutex
 	done   bool // pc is given back or closed
 	closed bool
+	read   int64 // bytes of the body read, by Read or spliceTo
 }
 
 func (b *h1Body) Read(p []byte) (int, error) {
@@ -270,6 +276,11 @@ func (b *h1Body) Read(p []byte) (int, error) {
 		return 0, errReadOnClosed
 	}
 	n, err := b.rc.Read(p)
+	if n > 0 {
+		b.mu.Lock()
+		b.read += int64(n)
+		b.mu.Unlock()
+	}
 	if err != nil {
 		b.finish(err == io.EOF && b.reuse)
 	}
