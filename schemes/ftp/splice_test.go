@@ -4,30 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
-
-// spliceSpy is an output file that notes whether its ReadFrom was handed
-// the data connection's socket, the reader an *os.File splices from.
-type spliceSpy struct {
-	*os.File
-	spliced bool
-}
-
-func (s *spliceSpy) ReadFrom(r io.Reader) (int64, error) {
-	if lr, ok := r.(*io.LimitedReader); ok {
-		if _, ok := lr.R.(*net.TCPConn); ok {
-			s.spliced = true
-		}
-	}
-	return s.File.ReadFrom(r)
-}
 
 // TestSpliceToFile: io.Copy of a TYPE I body to an *os.File hands the
 // file the socket itself, chunk after chunk, and keeps Read's rules: the
@@ -74,7 +58,7 @@ func TestSpliceToFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spy := &spliceSpy{File: f}
+		spy := &fetchtest.SpliceFile{File: f}
 		n, err := io.Copy(spy, res.Body)
 		res.Body.Close()
 		cancel()
@@ -82,7 +66,7 @@ func TestSpliceToFile(t *testing.T) {
 		if fetch.KindOf(err) != tt.kind {
 			t.Errorf("%s: %v (kind %d), want kind %d", u, err, fetch.KindOf(err), tt.kind)
 		}
-		if !spy.spliced {
+		if !spy.Spliced {
 			t.Errorf("%s: the file's ReadFrom never got the socket", u)
 		}
 		if tt.kind != 0 {
@@ -178,11 +162,11 @@ func TestSpliceSlowNotStalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	spy := &spliceSpy{File: f}
+	spy := &fetchtest.SpliceFile{File: f}
 	if _, err := io.Copy(spy, res.Body); err != nil {
 		t.Fatalf("a slow transfer failed: %v", err)
 	}
-	if !spy.spliced {
+	if !spy.Spliced {
 		t.Error("the file's ReadFrom never got the socket")
 	}
 	if got, _ := os.ReadFile(f.Name()); !bytes.Equal(got, data) {

@@ -15,32 +15,12 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/url"
 )
 
-// spliceSpy is an output file that notes whether its ReadFrom was handed
-// the connection's socket, the reader an *os.File splices from, and shows
-// it to onSocket when that is not nil.
-type spliceSpy struct {
-	*os.File
-	spliced  bool
-	onSocket func(*net.TCPConn)
-}
-
-func (s *spliceSpy) ReadFrom(r io.Reader) (int64, error) {
-	if lr, ok := r.(*io.LimitedReader); ok {
-		if tc, ok := lr.R.(*net.TCPConn); ok {
-			s.spliced = true
-			if s.onSocket != nil {
-				s.onSocket(tc)
-			}
-		}
-	}
-	return s.File.ReadFrom(r)
-}
-
 // copyToFile fetches raw with h and copies the body to a new file in dir
-// through a spliceSpy with onSocket, using io.Copy as the command line
+// through a fetchtest.SpliceFile with onSocket, using io.Copy as the command line
 // does; it returns the file's bytes, whether the file's ReadFrom got the
 // socket, and the copy's error.
 func copyToFile(t *testing.T, h *Handler, dir, raw string, mod func(*fetch.Request), onSocket func(*net.TCPConn)) ([]byte, bool, error) {
@@ -64,7 +44,7 @@ func copyToFile(t *testing.T, h *Handler, dir, raw string, mod func(*fetch.Reque
 		t.Fatal(err)
 	}
 	defer f.Close()
-	spy := &spliceSpy{File: f, onSocket: onSocket}
+	spy := &fetchtest.SpliceFile{File: f, OnSocket: onSocket}
 	n, err := io.Copy(spy, res.Body)
 	res.Body.Close()
 	got, rerr := os.ReadFile(f.Name())
@@ -74,7 +54,7 @@ func copyToFile(t *testing.T, h *Handler, dir, raw string, mod func(*fetch.Reque
 	if n != int64(len(got)) {
 		t.Errorf("%s: io.Copy counted %d bytes, the file has %d", raw, n, len(got))
 	}
-	return got, spy.spliced, err
+	return got, spy.Spliced, err
 }
 
 // TestSpliceToFile checks that io.Copy of an item read until the server
@@ -235,7 +215,7 @@ func TestSpliceStalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spy := &spliceSpy{File: f}
+		spy := &fetchtest.SpliceFile{File: f}
 		done := make(chan error, 1)
 		start := time.Now()
 		go func() {
@@ -262,7 +242,7 @@ func TestSpliceStalls(t *testing.T) {
 			if how == "idle" && time.Since(start) > 5*idle {
 				t.Errorf("idle: the stall ended after %v, with an idle timeout of %v", time.Since(start), idle)
 			}
-			if !spy.spliced {
+			if !spy.Spliced {
 				t.Errorf("%s: the file's ReadFrom never got the socket", how)
 			}
 		case <-time.After(10 * time.Second):

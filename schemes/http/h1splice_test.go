@@ -16,22 +16,6 @@ import (
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
-// spliceSpy is an output file that notes whether its ReadFrom was handed
-// the socket itself, the reader an *os.File splices from.
-type spliceSpy struct {
-	*os.File
-	spliced bool
-}
-
-func (s *spliceSpy) ReadFrom(r io.Reader) (int64, error) {
-	if lr, ok := r.(*io.LimitedReader); ok {
-		if _, ok := lr.R.(*net.TCPConn); ok {
-			s.spliced = true
-		}
-	}
-	return s.File.ReadFrom(r)
-}
-
 // copyToFile fetches u with h and copies its body to a new file through
 // io.Copy, as the CLI does; it returns the file's bytes, whether the
 // socket was handed to the file, and the copy's error.
@@ -49,10 +33,10 @@ func copyToFile(t *testing.T, h *Handler, u string, idle time.Duration) ([]byte,
 		t.Fatal(err)
 	}
 	defer f.Close()
-	spy := &spliceSpy{File: f}
+	spy := &fetchtest.SpliceFile{File: f}
 	_, err = io.Copy(spy, res.Body)
 	got, _ := os.ReadFile(f.Name())
-	return got, spy.spliced, err
+	return got, spy.Spliced, err
 }
 
 // TestH1Splice: a body framed by Content-Length goes from the socket to an
