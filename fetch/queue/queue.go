@@ -128,11 +128,31 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 		}
 		q.nc = nc
 	}
-	if err := q.setup(ctx); err != nil {
+	if err := q.setupPatiently(ctx); err != nil {
 		q.Close()
 		return nil, err
 	}
 	return q, nil
+}
+
+// setupTime bounds the retries of setupPatiently.
+const setupTime = 30 * time.Second
+
+// setupPatiently runs setup again while its JetStream calls time out, for
+// up to setupTime: a server that has just started, or taken over the
+// directory of one that died, answers them only once it has recovered
+// its streams, which can take longer than one call's timeout (5 s when
+// ctx sets none). Each step of setup creates or updates, so a second run
+// after a partial first one is the same.
+func (q *Queue) setupPatiently(ctx context.Context) error {
+	deadline := time.Now().Add(setupTime)
+	for {
+		err := q.setup(ctx)
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) ||
+			!(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)) {
+			return err
+		}
+	}
 }
 
 // connectEmbedded connects to the embedded server of dir, run by this
