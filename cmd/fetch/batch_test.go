@@ -41,6 +41,42 @@ func TestStdoutWriteFailure(t *testing.T) {
 	}
 }
 
+// writeCounter counts the calls to Write, empty ones too.
+type writeCounter struct{ calls int }
+
+func (w *writeCounter) Write(p []byte) (int, error) {
+	w.calls++
+	return len(p), nil
+}
+
+// With -O, parallel transfers go to their files and stdout is not touched,
+// not even by an empty write per URL; a URL that fails writes nothing to
+// stdout either.
+func TestRemoteNameParallelLeavesStdout(t *testing.T) {
+	dir, od := t.TempDir(), t.TempDir()
+	var args []string
+	args = append(args, "--parallel", "3", "-O", "--output-dir", od)
+	for _, n := range []string{"a", "b", "c", "d"} {
+		os.WriteFile(filepath.Join(dir, n), []byte(n+"\n"), 0o644)
+		args = append(args, "file://"+filepath.Join(dir, n))
+	}
+	args = append(args, "file://"+filepath.Join(dir, "missing"))
+	var out writeCounter
+	var errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "missing") {
+		t.Errorf("exit %d, stderr %q; want a failure naming the missing file", code, errb.String())
+	}
+	if out.calls != 0 {
+		t.Errorf("stdout got %d writes, want none", out.calls)
+	}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		if b, err := os.ReadFile(filepath.Join(od, n)); err != nil || string(b) != n+"\n" {
+			t.Errorf("%s: %q, %v", n, b, err)
+		}
+	}
+}
+
 // The real /dev/full, through the binary's own stdout.
 func TestStdoutDevFull(t *testing.T) {
 	if runtime.GOOS != "linux" {

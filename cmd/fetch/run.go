@@ -208,9 +208,11 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 	// With parallel transfers, stdout gets each URL's bytes whole and in
 	// command-line order: transfers spool (in memory, then in an unlinked
 	// temporary file), copied out in order as each completes. The spools
-	// waiting are bounded: the URLs are not read further ahead.
+	// waiting are bounded: the URLs are not read further ahead. With -O
+	// every URL's bytes go to its own file (or it fails): nothing is
+	// spooled, and no URL waits on another's turn.
 	var sp *spooler
-	if par > 1 && e.many {
+	if par > 1 && e.many && !c.allToFiles() {
 		sp = newSpooler(2*par+16, e.stdout)
 		urls = sp.number(urls)
 		go sp.flush(e.writeFailed)

@@ -65,7 +65,10 @@ func (s *spool) copyTo(w io.Writer) error {
 	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, werr := w.Write(s.mem.Bytes())
+	var werr error
+	if s.mem.Len() > 0 { // a failed or empty transfer writes nothing
+		_, werr = w.Write(s.mem.Bytes())
+	}
 	s.mem = bytes.Buffer{}
 	if s.f == nil {
 		return werr

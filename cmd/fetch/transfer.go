@@ -259,6 +259,12 @@ func (e *runEnv) outputName(u *url.URL) (string, error) {
 	return name, nil
 }
 
+// allToFiles reports whether no URL's bytes go to stdout: with -O (and no
+// -o) each URL is written to its own file, or fails.
+func (c *config) allToFiles() bool {
+	return c.remoteName && c.output == ""
+}
+
 // serverHost is the host a URL's credentials belong to: its own, or for
 // URLs without one (news:) the server its handler will use.
 func (e *runEnv) serverHost(u *url.URL) string {
