@@ -107,6 +107,14 @@ func newScheduler(b *Batch, ctx context.Context, g *errgroup.Group, fn func(cont
 func (s *scheduler) loop(in <-chan *Result) error {
 	defer close(s.quit)
 	parser := s.b.parser()
+	input := func(r *Result, ok bool) {
+		if !ok {
+			in = nil
+			return
+		}
+		s.pending++
+		s.add(r, parser)
+	}
 	for {
 		s.dispatch()
 		src := in
@@ -130,41 +138,35 @@ func (s *scheduler) loop(in <-chan *Result) error {
 		}
 		select {
 		case h := <-s.wake:
-			h.sleeping = false
-			s.mark(h)
+			s.woke(h)
 			continue
 		default:
 		}
 		if src != nil {
 			select {
 			case r, ok := <-src:
-				if !ok {
-					in = nil
-					continue
-				}
-				s.pending++
-				s.add(r, parser)
+				input(r, ok)
 				continue
 			default:
 			}
 		}
 		select {
 		case r, ok := <-src:
-			if !ok {
-				in = nil
-				continue
-			}
-			s.pending++
-			s.add(r, parser)
+			input(r, ok)
 		case j := <-s.done:
 			s.finish(j)
 		case h := <-s.wake:
-			h.sleeping = false
-			s.mark(h)
+			s.woke(h)
 		case <-s.ctx.Done():
 			return nil
 		}
 	}
+}
+
+// woke takes back a host whose rate allows it a job again.
+func (s *scheduler) woke(h *hostQueue) {
+	h.sleeping = false
+	s.mark(h)
 }
 
 // add files a newly read URL: a parse failure is delivered at once, a
