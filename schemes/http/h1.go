@@ -130,7 +130,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, hreq *http.Request, uri s
 	}
 	var resp *http.Response
 	for {
-		resp, err = http.ReadResponse(pc.br, hreq)
+		resp, err = readResponse(pc.br, hreq.Method)
 		if err != nil {
 			if pc.lr.n <= 0 {
 				err = fmt.Errorf("the reply's header exceeds %d bytes", t.maxHeader)

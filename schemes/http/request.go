@@ -135,12 +135,16 @@ func validName(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+		if !isToken(s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// isToken reports whether c may appear in a token.
+func isToken(c byte) bool {
+	return c > ' ' && c < 0x7f && strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) < 0
 }
 
 // mask returns a header value as it may be shown: credentials as ****.
