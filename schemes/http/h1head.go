@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/textproto"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -29,8 +30,9 @@ func readResponse(br *bufio.Reader, method string) (*http.Response, error) {
 	if rerr != nil {
 		// A line the head has so far that net/http would refuse is
 		// reported before the read's error, as net/http reads and
-		// parses line by line.
-		if err != nil && err != errHeadCut {
+		// parses line by line; but not before a deadline, which cut
+		// the last line short.
+		if err != nil && err != errHeadCut && !errors.Is(rerr, os.ErrDeadlineExceeded) {
 			return nil, err
 		}
 		if rerr == io.EOF {
