@@ -152,7 +152,8 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 		}
 		return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header initial line: %q", line))
 	}
-	lines := strings.Count(rest, "\n") + 1
+	// The lines left, less the blank one: at most the fields.
+	lines := max(strings.Count(rest, "\n")-1, 1)
 	h := make(http.Header, lines)
 	vals := make([]string, lines) // one backing array, a value for each name
 	for {
@@ -238,25 +239,75 @@ func badString(what, val string) error { return fmt.Errorf("%s %q", what, val) }
 
 // canonicalKey returns a field name in canonical form (Content-Length),
 // as textproto does: a name with a space in it is taken as it is, one
-// with a byte that is neither a token's nor a space is refused.
+// with a byte that is neither a token's nor a space is refused. A name
+// already canonical, or a common one, costs no allocation.
 func canonicalKey(k string) (string, bool) {
 	if k == "" {
 		return "", false
 	}
-	space := false
+	upper, canon, space := true, true, false
 	for i := 0; i < len(k); i++ {
-		switch c := k[i]; {
+		c := k[i]
+		switch {
 		case c == ' ':
 			space = true
-		case !isToken(c):
+		case !tokenBytes[c]:
 			return k, false
+		case upper && 'a' <= c && c <= 'z', !upper && 'A' <= c && c <= 'Z':
+			canon = false
 		}
+		upper = c == '-'
 	}
-	if space {
+	if canon || space {
 		return k, true
 	}
-	return textproto.CanonicalMIMEHeaderKey(k), true
+	var buf [64]byte
+	if len(k) > len(buf) {
+		return textproto.CanonicalMIMEHeaderKey(k), true
+	}
+	b := buf[:len(k)]
+	upper = true
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if upper && 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		} else if !upper && 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+		upper = c == '-'
+	}
+	if v, ok := commonKeys[string(b)]; ok {
+		return v, true
+	}
+	return string(b), true
 }
+
+// commonKeys are field names servers send, some not in canonical form
+// (ETag, WWW-Authenticate), by their canonical form.
+var commonKeys = func() map[string]string {
+	m := make(map[string]string)
+	for _, k := range []string{
+		"Accept-Ranges", "Age", "Cache-Control", "Connection", "Content-Disposition",
+		"Content-Encoding", "Content-Language", "Content-Length", "Content-Location",
+		"Content-Range", "Content-Security-Policy", "Content-Type", "Date", "Etag",
+		"Expires", "Keep-Alive", "Last-Modified", "Link", "Location", "Pragma",
+		"Retry-After", "Server", "Set-Cookie", "Strict-Transport-Security", "Trailer",
+		"Transfer-Encoding", "Vary", "Via", "Www-Authenticate", "X-Content-Type-Options",
+		"X-Frame-Options", "X-Powered-By",
+	} {
+		m[k] = k
+	}
+	return m
+}()
+
+// tokenBytes are the bytes of a token (RFC 9110 §5.6.2).
+var tokenBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isToken(byte(c))
+	}
+	return t
+}()
 
 // validValueByte reports whether c may appear in a field value: a
 // visible character, a space or tab, or obs-text.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/textproto"
 	"reflect"
 	"strings"
 	"testing"
@@ -205,5 +206,25 @@ func TestReadResponseNext(t *testing.T) {
 	}
 	if _, err := readResponse(br, http.MethodGet); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("after the last reply: %v, want io.ErrUnexpectedEOF", err)
+	}
+}
+
+// TestCanonicalKey: canonicalKey gives the names textproto gives, and
+// refuses the ones it refuses.
+func TestCanonicalKey(t *testing.T) {
+	for _, k := range []string{
+		"content-type", "Content-Type", "CONTENT-TYPE", "ETag", "etag", "www-authenticate", "x-foo-bar", "X-FOO-BAR",
+		"x--a", "-a", "a-", "x_under", "1-a", "a1b", "X Foo", "x foo", strings.Repeat("ab-", 30), strings.Repeat("AB-", 30) + "x",
+		"x/y", "x\x01", "é", "",
+	} {
+		got, ok := canonicalKey(k)
+		valid := k != "" && strings.Trim(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~ ") == ""
+		want := k
+		if valid && !strings.Contains(k, " ") {
+			want = textproto.CanonicalMIMEHeaderKey(k)
+		}
+		if ok != valid || ok && got != want {
+			t.Errorf("canonicalKey(%q) = %q, %v; want %q, %v", k, got, ok, want, valid)
+		}
 	}
 }
