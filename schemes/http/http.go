@@ -118,8 +118,6 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		return h.hop(ctx, req, st)
 	}
 	u := req.URL
-	origin := slotKey(u)
-	credsOrigin := u.Scheme + "://" + u.HostPort()
 	given, prompted := req.Credentials(), false
 	max := h.maxRedirects()
 	for hop := 0; ; hop++ {
@@ -127,7 +125,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		switch {
 		case u != req.URL && u.User != nil:
 			creds = u.User // a redirect to a URL with its own login
-		case u.Scheme+"://"+u.HostPort() == credsOrigin:
+		case u.Scheme == req.URL.Scheme && sameSlot(u, req.URL):
 			creds = given // credentials go to the host they were given for only
 		}
 		var (
@@ -138,7 +136,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		switch {
 		case hop == 0:
 			res, next, err = h.once(ctx, req, u, creds)
-		case h.Redirect != nil && slotKey(u) != origin:
+		case h.Redirect != nil && !sameSlot(u, req.URL):
 			res, next, err = h.viaClient(ctx, req.Follow(u), creds)
 		default:
 			// A hop back to the host whose slot this fetch holds.
@@ -171,8 +169,11 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 }
 
-// slotKey names the address a fetch.Client gives per-host slots for.
-func slotKey(u *url.URL) string { return u.HostPort() }
+// sameSlot reports whether u and v name the same host:port, the address a
+// fetch.Client gives per-host slots for.
+func sameSlot(u, v *url.URL) bool {
+	return u.Host == v.Host && u.EffectivePort() == v.EffectivePort()
+}
 
 // hopKey is the context key of a redirect hop on its way through the
 // Client back to the Handler that asked for it.
@@ -351,7 +352,11 @@ func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, cr
 		}
 	}
 	r.fields = fields
-	resp, err := h.h1Transport().roundTrip(ctx, r, u.HostPort())
+	addr := r.host // the Host field is host:port when the URL has a port
+	if u.Port == 0 {
+		addr = u.HostPort()
+	}
+	resp, err := h.h1Transport().roundTrip(ctx, r, addr)
 	if err != nil {
 		return nil, nil, roundTripError(ctx, err)
 	}

@@ -81,7 +81,8 @@ type header struct{ name, value string }
 // Authorization value is real; callers mask it for display. A Header field
 // that could end or split the request is refused (RFC 9110 §5).
 func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, offset int64, head bool) ([]header, error) {
-	hs := []header{{"Host", hostHeader(u)}}
+	hs := make([]header, 1, 6+len(req.Header))
+	hs[0] = header{"Host", hostHeader(u)}
 	if req.Header.Get("User-Agent") == "" {
 		hs = append(hs, header{"User-Agent", h.userAgent()})
 	}
