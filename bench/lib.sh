@@ -14,16 +14,27 @@ median() { python3 -c 'import statistics,sys; print(f"{statistics.median(float(x
 
 # measure CMD...: run CMD with stdout to /dev/null; print "WALL KIB CPU":
 # the wall seconds, the peak resident set size in KiB, and the CPU seconds
-# (user + system) of the command and its children.
+# (user + system) of the command and its children, from wait4(2)'s
+# rusage to the microsecond (time(1) rounds them to 10 ms, a tenth of
+# what 1000 small files cost). A command that fails fails the script.
 measure() {
-	local out t0 t1
-	out=$(mktemp)
-	t0=$(date +%s%N)
-	/usr/bin/time -f '%M %U %S' -o "$out" "$@" >/dev/null
-	t1=$(date +%s%N)
-	read -r kib usr sys <"$out"
-	rm -f "$out"
-	python3 -c "print(f'{($t1 - $t0) / 1e9:.4f} $kib {$usr + $sys:.2f}')"
+	python3 -c '
+import os, sys, time
+t0 = time.monotonic_ns()
+pid = os.fork()
+if pid == 0:
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    try:
+        os.execvp(sys.argv[1], sys.argv[1:])
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+t1 = time.monotonic_ns()
+if status != 0:
+    sys.exit(f"{sys.argv[1]}: exit status {os.waitstatus_to_exitcode(status)}")
+print(f"{(t1 - t0) / 1e9:.4f} {ru.ru_maxrss} {ru.ru_utime + ru.ru_stime:.4f}")
+' "$@"
 }
 
 # load: the machine's load averages, to print beside every figure.

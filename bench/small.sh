@@ -39,33 +39,36 @@ for i in $(seq -f '%04g' 1 1000); do httpurls+=("http://$FETCH_IT_HTTP_ADDR/smal
 nf=${#ftpurls[@]}
 nh=${#httpurls[@]}
 
-# fresh: an empty output folder.
-fresh() { rm -rf "$IT_DIR/out" && mkdir -p "$IT_DIR/out"; }
+# fresh NAME: a new, empty output folder, $out. Folders are removed only
+# at the end: creating files right after deleting as many makes ext4 scan
+# its recently deleted inodes, which costs either client more than its own
+# work, and unevenly.
+fresh() { out=$IT_DIR/out/$1 && mkdir -p "$out"; }
 check() {
 	local n
-	n=$(find "$IT_DIR/out" -type f | wc -l)
+	n=$(find "$out" -type f | wc -l)
 	[ "$n" -eq "$1" ] || { echo "$2 wrote $n files, not $1" >&2; exit 1; }
 }
 
 declare -a fft ffc cft cfc fht fhc cht chc
-fresh
-"$fetch" -s --parallel 4 --per-host 4 -O --output-dir "$IT_DIR/out" "${ftpurls[@]}"
+fresh warm
+"$fetch" -s --parallel 4 --per-host 4 -O --output-dir "$out" "${ftpurls[@]}"
 check "$nf" "fetch (ftp)"
 for ((r = 1; r <= rounds; r++)); do
-	fresh
-	read -r t m c < <(measure "$fetch" -s --parallel 4 --per-host 4 -O --output-dir "$IT_DIR/out" "${ftpurls[@]}")
+	fresh "$r-ftp-fetch"
+	read -r t m c < <(measure "$fetch" -s --parallel 4 --per-host 4 -O --output-dir "$out" "${ftpurls[@]}")
 	check "$nf" "fetch (ftp)"
 	fft+=("$t") ffc+=("$c")
-	fresh
-	read -r t m c < <(measure curl -s --remote-name-all --output-dir "$IT_DIR/out" "${ftpurls[@]}")
+	fresh "$r-ftp-curl"
+	read -r t m c < <(measure curl -s --remote-name-all --output-dir "$out" "${ftpurls[@]}")
 	check "$nf" "curl (ftp)"
 	cft+=("$t") cfc+=("$c")
-	fresh
-	read -r t m c < <(measure "$fetch" -s --parallel "$par" --per-host "$par" -O --output-dir "$IT_DIR/out" "${httpurls[@]}")
+	fresh "$r-http-fetch"
+	read -r t m c < <(measure "$fetch" -s --parallel "$par" --per-host "$par" -O --output-dir "$out" "${httpurls[@]}")
 	check "$nh" "fetch (http)"
 	fht+=("$t") fhc+=("$c")
-	fresh
-	read -r t m c < <(measure curl -s --no-progress-meter -Z --parallel-max "$par" --remote-name-all --output-dir "$IT_DIR/out" "${httpurls[@]}")
+	fresh "$r-http-curl"
+	read -r t m c < <(measure curl -s --no-progress-meter -Z --parallel-max "$par" --remote-name-all --output-dir "$out" "${httpurls[@]}")
 	check "$nh" "curl (http)"
 	cht+=("$t") chc+=("$c")
 done

@@ -101,6 +101,10 @@ func NoRetry(err error) error {
 // batchWindow bounds how many URLs a Batch reads ahead of those finished.
 const batchWindow = 1024
 
+// batchReadAhead is how many URLs read wait for the scheduler, part of
+// the window: the reader does not hand each over in a rendezvous.
+const batchReadAhead = 64
+
 // Run fetches every URL of urls and calls fn for each, concurrently, from
 // up to Parallel goroutines.
 //
@@ -127,7 +131,7 @@ func (b *Batch) Run(ctx context.Context, urls iter.Seq[string], fn func(ctx cont
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	s := newScheduler(b, gctx, g, fn)
-	in := make(chan *Result)
+	in := make(chan *Result, batchReadAhead)
 	stop := make(chan struct{})
 	readerDone := make(chan struct{})
 	go func() {

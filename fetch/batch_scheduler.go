@@ -110,11 +110,43 @@ func (s *scheduler) loop(in <-chan *Result) error {
 	for {
 		s.dispatch()
 		src := in
-		if s.pending >= batchWindow {
+		if s.pending >= batchWindow-batchReadAhead {
 			src = nil
 		}
 		if in == nil && s.pending == 0 {
 			return nil
+		}
+		// The events come one at a time on one channel or another: a
+		// look at each by itself first is far cheaper than the select
+		// over all four, which is left for when none is ready.
+		if s.ctx.Err() != nil {
+			return nil
+		}
+		select {
+		case j := <-s.done:
+			s.finish(j)
+			continue
+		default:
+		}
+		select {
+		case h := <-s.wake:
+			h.sleeping = false
+			s.mark(h)
+			continue
+		default:
+		}
+		if src != nil {
+			select {
+			case r, ok := <-src:
+				if !ok {
+					in = nil
+					continue
+				}
+				s.pending++
+				s.add(r, parser)
+				continue
+			default:
+			}
 		}
 		select {
 		case r, ok := <-src:

@@ -91,7 +91,7 @@ func (r *Request) DialContext(ctx context.Context, network, addr string) (net.Co
 		return nil, err
 	}
 	timeout := r.EffectiveConnectTimeout()
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, Errorf(Timeout, "connecting to %s: no answer in %v", addr, timeout))
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, &Error{Kind: Timeout, Err: &noAnswer{addr, timeout}})
 	defer cancel()
 	ips, err := r.resolve(ctx, network, host)
 	if err != nil {
@@ -241,6 +241,18 @@ func (r *Request) allowed(host string, a netip.Addr) error {
 
 // dialError classifies a failed dial: the context's cause when it is done
 // (Canceled, or the connect timeout), else Connect.
+// noAnswer is the cause a dial's context ends with when the connect
+// timeout passes. It is made for every dial and read for few, so its text
+// is formatted only when asked for.
+type noAnswer struct {
+	addr    string
+	timeout time.Duration
+}
+
+func (e *noAnswer) Error() string {
+	return "connecting to " + e.addr + ": no answer in " + e.timeout.String()
+}
+
 func dialError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		if cause := context.Cause(ctx); cause != nil {

@@ -280,6 +280,9 @@ func TestDialCanceledAndTimeout(t *testing.T) {
 	if KindOf(err) != Timeout {
 		t.Errorf("dial past the connect timeout = %v (kind %v), want Timeout", err, KindOf(err))
 	}
+	if want := "timeout: connecting to 192.0.2.1:80: no answer in 50ms"; err == nil || err.Error() != want {
+		t.Errorf("dial past the connect timeout says %q, want %q", err, want)
+	}
 }
 
 func TestIsPrivate(t *testing.T) {

@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 // A transfer is read by one goroutine; Close may come from another, while
 // a Read is blocked, and aborts it.
 type transfer struct {
+	ctx    context.Context // the request's, which the data connection watches
 	h      *Handler
 	c      *ctrl
 	key    string

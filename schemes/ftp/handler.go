@@ -383,7 +383,7 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 		// the caller closes it (the error is not a reply).
 		return nil, err
 	}
-	return &transfer{h: h, c: c, key: key, cmd: fetch.Sanitize(line), data: dc, want: -1, offset: rest}, nil
+	return &transfer{ctx: ctx, h: h, c: c, key: key, cmd: fetch.Sanitize(line), data: dc, want: -1, offset: rest}, nil
 }
 
 // unchanged asks MDTM when req is conditional (IfModifiedSince) and fails

@@ -253,10 +253,10 @@ type session struct {
 	idle   time.Duration
 	stop   func() bool
 	cancel context.CancelCauseFunc
-	// ended returns nil while the session's context lives, and then its
-	// cause as an error of the cause's Kind.
-	ended func() error
-	once  sync.Once
+	// ctx is the session's own context, under the request's: the line
+	// clock ends it when a line is too slow in coming.
+	ctx  context.Context
+	once sync.Once
 }
 
 // Close stops watching the context and closes the connection; it is safe
@@ -290,13 +290,7 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 	// The session's own context: the line clock ends it when a line is
 	// too slow in coming.
 	sctx, cancel := context.WithCancelCause(ctx)
-	s := &session{conn: fc, stop: fc.Watch(sctx), cancel: cancel, ended: func() error {
-		if sctx.Err() == nil {
-			return nil
-		}
-		err := context.Cause(sctx)
-		return fetch.Wrap(fetch.KindOf(err), err)
-	}}
+	s := &session{conn: fc, stop: fc.Watch(sctx), cancel: cancel, ctx: sctx}
 	if u.Scheme == "gophers" {
 		cfg := &tls.Config{}
 		if req.TLS != nil {

@@ -3,6 +3,7 @@ package telnet
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -40,7 +41,7 @@ func (s *Session) login(creds *url.Userinfo, loginRE, passRE *regexp.Regexp, tim
 	if err := s.writeLine(creds.Password, "****"); err != nil {
 		return err
 	}
-	m, err = s.Expect(timeout, append([]*regexp.Regexp{loginFailed, loginRE}, loggedIn...)...)
+	m, err = s.Expect(timeout, append([]*regexp.Regexp{loginFailed(), loginRE}, loggedIn()...)...)
 	seen = append(seen, m.Text...)
 	switch {
 	case err == nil && m.Index <= 1:
@@ -56,14 +57,19 @@ func (s *Session) login(creds *url.Userinfo, loginRE, passRE *regexp.Regexp, tim
 }
 
 // loginFailed recognises the refusal of a login, as login(1) and most
-// telnet servers word it.
-var loginFailed = regexp.MustCompile(`(?i)\b(login incorrect|incorrect (login|password)|(login|authentication) (failed|failure)|access denied|permission denied|invalid (login|password))\b`)
+// telnet servers word it. It is compiled on first use, not when the
+// program starts: most runs never log in.
+var loginFailed = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(login incorrect|incorrect (login|password)|(login|authentication) (failed|failure)|access denied|permission denied|invalid (login|password))\b`)
+})
 
 // loggedIn recognises the output of a login that was accepted: two lines
 // of text (a banner, a message of the day), a shell's prompt, or a
-// kilobyte of output.
-var loggedIn = []*regexp.Regexp{
-	regexp.MustCompile(`\S[^\r\n]*[\r\n][\s]*\S[^\r\n]*[\r\n]`),
-	regexp.MustCompile(`[$#>%] ?$`),
-	regexp.MustCompile(`(?s)^(.{1000}){1}.{24}`),
-}
+// kilobyte of output. Compiled on first use, as loginFailed.
+var loggedIn = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`\S[^\r\n]*[\r\n][\s]*\S[^\r\n]*[\r\n]`),
+		regexp.MustCompile(`[$#>%] ?$`),
+		regexp.MustCompile(`(?s)^(.{1000}){1}.{24}`),
+	}
+})

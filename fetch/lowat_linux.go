@@ -1,4 +1,4 @@
-package gopher
+package fetch
 
 import (
 	"net"
