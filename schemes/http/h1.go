@@ -239,8 +239,8 @@ func (pc *h1Conn) watch(ctx context.Context) {
 // release ends pc's exchange: back to the pool when reuse is set, nothing
 // is left unread and no cancellation touched it; otherwise closed.
 func (pc *h1Conn) release(reuse bool) {
-	pc.lr.arm, pc.lr.done = 0, nil
 	if reuse && pc.br.Buffered() == 0 && !isDone(pc.watched) {
+		pc.lr.arm, pc.lr.done = 0, nil
 		pc.pool.put(pc)
 		return
 	}
