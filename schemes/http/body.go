@@ -15,7 +15,9 @@ import (
 
 // body is a reply's body as a Resource delivers it: each Read waits at most
 // the idle timeout, errors are classified (a cut stream is Kind Incomplete,
-// never io.EOF), and Close ends the request.
+// never io.EOF), and Close ends the request. On net/http's transport the
+// watchdog bounds each Read and Close cancels the hop's context; on the h1
+// transport (wd and cancel nil) the connection's deadlines bound it.
 type body struct {
 	rc     io.ReadCloser
 	ctx    context.Context
@@ -36,9 +38,13 @@ func newBody(rc io.ReadCloser, ctx context.Context, cancel context.CancelCauseFu
 
 // Read reads from the reply within the idle timeout.
 func (b *body) Read(p []byte) (int, error) {
-	b.wd.arm(b.idle, "reading the body")
+	if b.wd != nil {
+		b.wd.arm(b.idle, "reading the body")
+	}
 	n, err := b.rc.Read(p)
-	b.wd.disarm()
+	if b.wd != nil {
+		b.wd.disarm()
+	}
 	b.n += int64(n)
 	if err != nil && err != io.EOF {
 		err = b.classify(err)
@@ -85,8 +91,10 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 func (b *body) Close() error {
 	b.once.Do(func() {
 		b.rc.Close()
-		b.wd.stop()
-		b.cancel(errClosed)
+		if b.wd != nil {
+			b.wd.stop()
+			b.cancel(errClosed)
+		}
 	})
 	return nil
 }

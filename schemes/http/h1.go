@@ -7,10 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"slices"
+	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // h1 is the transport of plain HTTP/1.1 requests that go direct, to no
@@ -38,19 +40,29 @@ var errHeaderTooLong = errors.New("the reply's header exceeds the limit")
 // connection at once.
 var aLongTimeAgo = time.Unix(1, 0)
 
-// roundTrip sends hreq, whose request-target is uri, to addr (host:port)
-// and returns the reply, its body still to be read. It dials through
-// dialContext with hreq's context, which carries the fetch.Request.
-func (t *h1) roundTrip(hreq *http.Request, addr, uri string) (*http.Response, error) {
-	ctx := hreq.Context()
-	trace := httptrace.ContextClientTrace(ctx)
-	gz := hreq.Method != http.MethodHead && hreq.Header.Get("Accept-Encoding") == "" && hreq.Header.Get("Range") == ""
+// h1Request is a request for the h1 transport.
+type h1Request struct {
+	req    *fetch.Request // dials, and judges a reused connection
+	method string
+	uri    string   // the request-target
+	host   string   // the Host field
+	fields []header // as headers returns them
+	gz     bool     // ask for gzip (Accept-Encoding) and decode it
+	idle   time.Duration
+	tr     *fetch.Trace
+}
+
+// roundTrip sends r to addr (host:port) and returns the reply, its body
+// still to be read. A cancel of ctx ends any wait at once. Each wait on
+// the server has a deadline on the connection, the idle timeout: a wait
+// that lasts longer is an error of Kind Timeout naming it.
+func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
-		pc, reused, err := t.conn(ctx, addr)
+		pc, reused, err := t.conn(ctx, r, addr)
 		if err != nil {
 			return nil, err
 		}
-		resp, err := t.exchange(ctx, pc, hreq, uri, trace, reused, gz)
+		resp, err := t.exchange(ctx, pc, r, reused)
 		if err == nil {
 			return resp, nil
 		}
@@ -76,12 +88,23 @@ func (e *staleError) Error() string { return e.err.Error() }
 func (e *staleError) Unwrap() error { return e.err }
 
 // conn returns a connection to addr: an idle one, or one dialed now.
-func (t *h1) conn(ctx context.Context, addr string) (*h1Conn, bool, error) {
+func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool, error) {
 	pc, reused, err := t.pool.get(ctx, addr)
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}
-	c, err := dialContext(ctx, "tcp", addr)
+	dctx := ctx
+	if tr := r.tr; tr != nil {
+		dctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			ConnectStart: func(network, addr string) { tr.Notef("connecting to %s", addr) },
+			ConnectDone: func(network, addr string, err error) {
+				if err == nil {
+					tr.Notef("connected to %s", addr)
+				}
+			},
+		})
+	}
+	c, err := r.req.DialContext(dctx, "tcp", addr)
 	if err != nil {
 		t.pool.free(addr)
 		return nil, false, err
@@ -93,49 +116,67 @@ func (t *h1) conn(ctx context.Context, addr string) (*h1Conn, bool, error) {
 // success the Response's Body gives pc back when read to its end (at once
 // when there is no body); on failure pc is closed, and the error is a
 // *staleError when nothing of a reply came.
-func (t *h1) exchange(ctx context.Context, pc *h1Conn, hreq *http.Request, uri string, trace *httptrace.ClientTrace, reused, gz bool) (*http.Response, error) {
-	if trace != nil && trace.GotConn != nil {
-		info := httptrace.GotConnInfo{Conn: pc.conn, Reused: reused, WasIdle: reused}
-		if reused {
-			info.IdleTime = time.Since(pc.since)
+func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool) (*http.Response, error) {
+	if reused {
+		// A pooled connection was dialed under another request's policy:
+		// judge its address for this one, and drop it before the request
+		// is written when it fails.
+		if err := r.req.CheckReuse(pc.conn); err != nil {
+			pc.close()
+			return nil, fetch.Wrap(fetch.KindOf(err), err)
 		}
-		trace.GotConn(info)
+	}
+	if tr := r.tr; tr != nil {
+		if reused {
+			tr.Notef("reusing the connection to %s", pc.conn.RemoteAddr())
+		}
+		tr.Send(r.method + " " + r.uri + " HTTP/1.1")
 	}
 	if err := ctx.Err(); err != nil {
 		pc.close()
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, func() { pc.conn.SetDeadline(aLongTimeAgo) })
-	fail := func(err error) (*http.Response, error) {
-		stop()
+	pc.watch(ctx)
+	fail := func(err error, what string) (*http.Response, error) {
 		pc.close()
+		if ctx.Err() == nil && errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, fetch.Errorf(fetch.Timeout, "%s: nothing for %v", what, r.idle)
+		}
 		return nil, err
 	}
 
-	pc.wbuf = appendRequest(pc.wbuf[:0], hreq, uri, gz, trace)
-	_, err := pc.conn.Write(pc.wbuf)
-	if trace != nil && trace.WroteRequest != nil {
-		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	pc.wbuf = appendRequest(pc.wbuf[:0], r)
+	pc.conn.SetWriteDeadline(time.Now().Add(r.idle))
+	if ctx.Err() != nil {
+		pc.conn.SetWriteDeadline(aLongTimeAgo)
 	}
-	if err != nil {
-		return fail(&staleError{err})
+	if _, err := pc.conn.Write(pc.wbuf); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fail(err, "sending the request")
+		}
+		return fail(&staleError{err}, "")
 	}
 
 	pc.lr.n = t.maxHeader
+	pc.lr.arm, pc.lr.keep, pc.lr.done = r.idle, false, ctx.Done()
 	if _, err := pc.br.Peek(1); err != nil {
-		return fail(&staleError{err})
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fail(err, "awaiting the reply")
+		}
+		return fail(&staleError{err}, "")
 	}
-	if trace != nil && trace.GotFirstResponseByte != nil {
-		trace.GotFirstResponseByte()
-	}
+	// The reply's header, once it has begun, must come whole within the
+	// idle timeout: the deadline is set at the next wait, and kept.
+	pc.lr.arm = r.idle
 	var resp *http.Response
 	for {
-		resp, err = http.ReadResponse(pc.br, hreq)
+		var err error
+		resp, err = readResponse(pc.br, r.method)
 		if err != nil {
 			if pc.lr.n <= 0 {
 				err = fmt.Errorf("the reply's header exceeds %d bytes", t.maxHeader)
 			}
-			return fail(err)
+			return fail(err, "reading the reply headers")
 		}
 		if code := resp.StatusCode; code >= 200 || code == http.StatusSwitchingProtocols {
 			break
@@ -144,18 +185,20 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, hreq *http.Request, uri s
 		// reply proper follows. Its header counts against the bound too.
 	}
 	pc.lr.n = 1<<63 - 1
+	// Each read of the body waits at most the idle timeout.
+	pc.lr.arm, pc.lr.keep = r.idle, true
 
 	reuse := !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
 	if resp.Body == http.NoBody {
-		pc.done(stop, reuse)
+		pc.release(reuse)
 		return resp, nil
 	}
-	b := &h1Body{rc: resp.Body, pc: pc, stop: stop, reuse: reuse, left: -1}
+	b := &h1Body{rc: resp.Body, pc: pc, ctx: ctx, idle: r.idle, reuse: reuse, left: -1}
 	if len(resp.TransferEncoding) == 0 && resp.ContentLength >= 0 {
 		b.left = resp.ContentLength
 	}
 	resp.Body = b
-	if gz && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+	if r.gz && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		resp.Body = &gzipBody{body: b}
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")
@@ -165,14 +208,53 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, hreq *http.Request, uri s
 	return resp, nil
 }
 
-// done ends pc's exchange: back to the pool when reuse is set, nothing is
-// left unread and no cancellation touched it; otherwise closed.
-func (pc *h1Conn) done(stop func() bool, reuse bool) {
-	if stop() && reuse && pc.br.Buffered() == 0 {
+// watch ties pc to the cancellation of ctx: once ctx is done, every wait
+// on pc ends at once. The tie lasts until pc closes or a request with
+// another cancellation takes it, so that the requests of one context tie
+// it once. A tie that fires later, when pc has gone on to another
+// request, does nothing.
+func (pc *h1Conn) watch(ctx context.Context) {
+	done := ctx.Done()
+	if done == pc.watched {
+		return
+	}
+	pc.mu.Lock()
+	unwatch := pc.unwatch
+	pc.unwatch, pc.watched = nil, done
+	if done != nil {
+		pc.unwatch = context.AfterFunc(ctx, func() {
+			pc.mu.Lock()
+			if pc.watched == done {
+				pc.conn.SetDeadline(aLongTimeAgo)
+			}
+			pc.mu.Unlock()
+		})
+	}
+	pc.mu.Unlock()
+	if unwatch != nil {
+		unwatch()
+	}
+}
+
+// release ends pc's exchange: back to the pool when reuse is set, nothing
+// is left unread and no cancellation touched it; otherwise closed.
+func (pc *h1Conn) release(reuse bool) {
+	if reuse && pc.br.Buffered() == 0 && !isDone(pc.watched) {
+		pc.lr.arm, pc.lr.done = 0, nil
 		pc.pool.put(pc)
 		return
 	}
 	pc.close()
+}
+
+// isDone reports whether done is closed.
+func isDone(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // reqWriteExclude are the fields written before the others, or by the
@@ -186,54 +268,60 @@ func reqWriteExclude(k string) bool {
 }
 
 // appendRequest appends the request's line and header to b, as net/http
-// writes them: Host, User-Agent, the other fields sorted by name, then
-// Accept-Encoding when gz is set. It calls trace's WroteHeaderField for
-// each field.
-func appendRequest(b []byte, hreq *http.Request, uri string, gz bool, trace *httptrace.ClientTrace) []byte {
-	var wrote func(string, []string)
-	if trace != nil {
-		wrote = trace.WroteHeaderField
-	}
-	b = append(b, hreq.Method...)
+// writes them: Host, User-Agent (its first value), the other fields
+// sorted by name, each name's values in their order, then Accept-Encoding
+// when gz is set (the fields then have none). It sends each field to the
+// trace.
+func appendRequest(b []byte, r *h1Request) []byte {
+	b = append(b, r.method...)
 	b = append(b, ' ')
-	b = append(b, uri...)
+	b = append(b, r.uri...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
-	b = append(b, hreq.Host...)
+	b = append(b, r.host...)
 	b = append(b, "\r\n"...)
-	if wrote != nil {
-		wrote("Host", []string{hreq.Host})
+	tr := r.tr
+	if tr != nil {
+		traceField(tr, "Host", r.host)
 	}
-	if ua := fieldValue(hreq.Header.Get("User-Agent")); ua != "" {
-		b = appendField(b, "User-Agent", ua)
-		if wrote != nil {
-			wrote("User-Agent", []string{ua})
-		}
-	}
-	var names []string
-	for k := range hreq.Header {
-		if !reqWriteExclude(k) {
-			names = append(names, k)
-		}
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		vs := hreq.Header[k]
-		for i, v := range vs {
-			v = fieldValue(v)
-			b = appendField(b, k, v)
-			if v != vs[i] {
-				vs = slices.Clone(vs)
-				vs[i] = v
+	// The fields to write after Host and User-Agent, sorted by name and
+	// stably, as net/http's sorted map of them gives them.
+	var (
+		stack [16]header
+		rest  = stack[:0]
+		ua    = ""
+		hasUA = false
+	)
+	for _, f := range r.fields {
+		switch {
+		case f.name == "User-Agent":
+			if !hasUA {
+				ua, hasUA = f.value, true
+			}
+		case reqWriteExclude(f.name):
+		default:
+			rest = append(rest, f)
+			for i := len(rest) - 1; i > 0 && rest[i].name < rest[i-1].name; i-- {
+				rest[i], rest[i-1] = rest[i-1], rest[i]
 			}
 		}
-		if wrote != nil {
-			wrote(k, vs)
+	}
+	if ua = fieldValue(ua); ua != "" {
+		b = appendField(b, "User-Agent", ua)
+		if tr != nil {
+			traceField(tr, "User-Agent", ua)
 		}
 	}
-	if gz {
+	for _, f := range rest {
+		v := fieldValue(f.value)
+		b = appendField(b, f.name, v)
+		if tr != nil {
+			traceField(tr, f.name, v)
+		}
+	}
+	if r.gz {
 		b = appendField(b, "Accept-Encoding", "gzip")
-		if wrote != nil {
-			wrote("Accept-Encoding", []string{"gzip"})
+		if tr != nil {
+			traceField(tr, "Accept-Encoding", "gzip")
 		}
 	}
 	return append(b, "\r\n"...)
@@ -258,10 +346,11 @@ func fieldValue(v string) string {
 // h1Body is a reply's body on an h1 connection: read to its end, it gives
 // the connection back for reuse; closed before, it closes it.
 type h1Body struct {
-	rc    io.ReadCloser // the framing (Content-Length, chunked) over pc.br
+	rc    io.Reader // the framing (Content-Length, chunked) over pc.br
 	pc    *h1Conn
-	stop  func() bool // stops the cancellation's hook
-	reuse bool        // the reply lets the connection be reused
+	ctx   context.Context
+	idle  time.Duration // the longest wait of a read
+	reuse bool          // the reply lets the connection be reused
 
 	left int64 // the body's length by Content-Length, -1 for other framings
 
@@ -283,8 +372,32 @@ func (b *h1Body) Read(p []byte) (int, error) {
 	}
 	if err != nil {
 		b.finish(err == io.EOF && b.reuse)
+		if err != io.EOF && b.ctx.Err() == nil && errors.Is(err, os.ErrDeadlineExceeded) {
+			err = fetch.Errorf(fetch.Timeout, "reading the body: nothing for %v", b.idle)
+		}
 	}
 	return n, err
+}
+
+// h1BodyOf returns the h1Body under rc, or nil.
+func h1BodyOf(rc io.Reader) *h1Body {
+	switch b := rc.(type) {
+	case *h1Body:
+		return b
+	case *gzipBody:
+		return b.body
+	}
+	return nil
+}
+
+// drainUntil bounds the reads that follow, which discard the body, by one
+// deadline: the idle timeout from now.
+func (b *h1Body) drainUntil() {
+	b.pc.lr.arm = 0
+	b.pc.conn.SetReadDeadline(time.Now().Add(b.idle))
+	if b.ctx.Err() != nil {
+		b.pc.conn.SetReadDeadline(aLongTimeAgo)
+	}
 }
 
 // Close closes the connection unless the body was read to its end.
@@ -312,7 +425,7 @@ func (b *h1Body) finish(reuse bool) {
 	}
 	b.done = true
 	b.mu.Unlock()
-	b.pc.done(b.stop, reuse)
+	b.pc.release(reuse)
 }
 
 // errReadOnClosed is a Read after Close, as net/http reports it.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -352,5 +353,109 @@ func TestH1Transport(t *testing.T) {
 	}
 	if n := idleConns(hp); n != 0 || len(hp.transports) != 1 {
 		t.Errorf("through a proxy: %d idle connections of its own and %d net/http transports, want 0 and 1", n, len(hp.transports))
+	}
+}
+
+// TestH1Waits stalls the server at each wait of a plain HTTP/1.1 request:
+// each ends after the idle timeout with an error of Kind Timeout naming
+// the wait; and a cancel of the context ends each at once, as Canceled.
+func TestH1Waits(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	tests := []struct {
+		name, reply string
+		what        string // the wait named in the error
+		inBody      bool   // the wait is a Read of the body
+	}{
+		{name: "no reply", reply: "", what: "awaiting the reply"},
+		{name: "head cut", reply: "HTTP/1.1 200 OK\r\nContent-Le", what: "reading the reply headers"},
+		{name: "1xx then nothing", reply: "HTTP/1.1 100 Continue\r\n\r\n", what: "reading the reply headers"},
+		{name: "body stalls", reply: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", what: "reading the body", inBody: true},
+		{name: "chunked body stalls", reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n", what: "reading the body", inBody: true},
+		{name: "body to the end stalls", reply: "HTTP/1.1 200 OK\r\n\r\nabc", what: "reading the body", inBody: true},
+		{name: "gzip body stalls", reply: "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 100\r\n\r\n\x1f\x8b", what: "reading the body", inBody: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := rawServer(t, tt.reply, true)
+			h := newHandler(t)
+			// The idle timeout.
+			start := time.Now()
+			res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: idle})
+			if tt.inBody {
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = io.ReadAll(res.Body)
+				res.Body.Close()
+			}
+			want := tt.what + ": nothing for " + idle.String()
+			if !errors.Is(err, fetch.Timeout) || !strings.Contains(fmt.Sprint(err), want) {
+				t.Errorf("after the idle timeout: %v (kind %v), want kind Timeout, %q", err, fetch.KindOf(err), want)
+			}
+			if d := time.Since(start); d < idle {
+				t.Errorf("the timeout came after %v, before the idle timeout %v", d, idle)
+			}
+
+			// A cancel.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			time.AfterFunc(100*time.Millisecond, cancel)
+			res, err = h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
+			if tt.inBody {
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = io.ReadAll(res.Body)
+				res.Body.Close()
+			}
+			if !errors.Is(err, fetch.Canceled) {
+				t.Errorf("after a cancel: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
+			}
+			if n := idleConns(h); n != 0 {
+				t.Errorf("%d idle connections kept, want 0", n)
+			}
+		})
+	}
+}
+
+// TestH1ContextTie makes requests on one connection under one context,
+// cancels it while the connection idles, and goes on under another: the
+// connection serves them all, and the first context's cancel does not
+// reach the requests of the second.
+func TestH1ContextTie(t *testing.T) {
+	base, accepted := exchangeServer(t, func(*http.Request) string {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	}, nil)
+	h := newHandler(t)
+	fetchOK := func(ctx context.Context, i int) {
+		t.Helper()
+		res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if string(b) != "ok" || err != nil {
+			t.Fatalf("request %d: %q, %v", i, b, err)
+		}
+	}
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	for i := range 3 {
+		fetchOK(ctx1, i)
+	}
+	cancel1()
+	time.Sleep(50 * time.Millisecond) // the tie's func has run
+	if _, err := h.Fetch(ctx1, &fetch.Request{URL: parse(t, base+"/")}); !errors.Is(err, fetch.Canceled) {
+		t.Errorf("under the cancelled context: %v, want kind Canceled", err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	for i := 3; i < 6; i++ {
+		fetchOK(ctx2, i)
+	}
+	fetchOK(context.Background(), 6)
+	if n := accepted.Load(); n != 2 {
+		// The request under the cancelled context closed the first.
+		t.Errorf("%d connections, want 2", n)
 	}
 }

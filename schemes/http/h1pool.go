@@ -38,6 +38,10 @@ type h1Conn struct {
 	since time.Time   // when it went idle
 	timer *time.Timer // closes it after idling idleTime
 	pool  *h1Pool
+
+	mu      sync.Mutex      // guards watched against the tie's func
+	watched <-chan struct{} // the Done of the context pc is tied to
+	unwatch func() bool     // unties it
 }
 
 // readBufferSize is the size of a connection's read buffer, as the
@@ -163,6 +167,9 @@ func (pc *h1Conn) close() {
 	if pc.timer != nil {
 		pc.timer.Stop()
 	}
+	if pc.unwatch != nil {
+		pc.unwatch()
+	}
 	pc.pool.free(pc.key)
 }
 
@@ -217,15 +224,30 @@ func (p *h1Pool) closeIdle() {
 }
 
 // limitedConn is a connection whose reads stop at a limit: the bound on a
-// reply's header, lifted for the body.
+// reply's header, lifted for the body. It sets the read deadline of a
+// wait as it begins, so that a wait the buffer spares has none to set.
 type limitedConn struct {
 	net.Conn
 	n int64 // bytes left to read
+
+	arm  time.Duration   // the next Read sets the read deadline this far ahead
+	keep bool            // ... and so does every Read after it
+	done <-chan struct{} // the exchange's cancellation
 }
 
 func (c *limitedConn) Read(p []byte) (int, error) {
 	if c.n <= 0 {
 		return 0, errHeaderTooLong
+	}
+	if c.arm > 0 {
+		c.Conn.SetReadDeadline(time.Now().Add(c.arm))
+		// A cancel before the deadline was set would be undone by it.
+		if isDone(c.done) {
+			c.Conn.SetReadDeadline(aLongTimeAgo)
+		}
+		if !c.keep {
+			c.arm = 0
+		}
 	}
 	if int64(len(p)) > c.n {
 		p = p[:c.n]

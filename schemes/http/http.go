@@ -118,8 +118,6 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		return h.hop(ctx, req, st)
 	}
 	u := req.URL
-	origin := slotKey(u)
-	credsOrigin := u.Scheme + "://" + u.HostPort()
 	given, prompted := req.Credentials(), false
 	max := h.maxRedirects()
 	for hop := 0; ; hop++ {
@@ -127,7 +125,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		switch {
 		case u != req.URL && u.User != nil:
 			creds = u.User // a redirect to a URL with its own login
-		case u.Scheme+"://"+u.HostPort() == credsOrigin:
+		case u.Scheme == req.URL.Scheme && sameSlot(u, req.URL):
 			creds = given // credentials go to the host they were given for only
 		}
 		var (
@@ -138,7 +136,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		switch {
 		case hop == 0:
 			res, next, err = h.once(ctx, req, u, creds)
-		case h.Redirect != nil && slotKey(u) != origin:
+		case h.Redirect != nil && !sameSlot(u, req.URL):
 			res, next, err = h.viaClient(ctx, req.Follow(u), creds)
 		default:
 			// A hop back to the host whose slot this fetch holds.
@@ -171,8 +169,11 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 }
 
-// slotKey names the address a fetch.Client gives per-host slots for.
-func slotKey(u *url.URL) string { return u.HostPort() }
+// sameSlot reports whether u and v name the same host:port, the address a
+// fetch.Client gives per-host slots for.
+func sameSlot(u, v *url.URL) bool {
+	return u.Host == v.Host && u.EffectivePort() == v.EffectivePort()
+}
 
 // hopKey is the context key of a redirect hop on its way through the
 // Client back to the Handler that asked for it.
@@ -277,12 +278,15 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 	if req.Head || offset < 0 {
 		offset = 0
 	}
-	rctx, cancel := context.WithCancelCause(ctx)
-	wd := newWatchdog(cancel)
-	fail := func(err error) (*fetch.Resource, *url.URL, error) {
-		wd.stop()
-		cancel(errClosed)
+	hs, err := h.headers(req, u, creds, offset, req.Head)
+	if err != nil {
 		return nil, nil, err
+	}
+	// Sent only when the body is to stay encoded (Raw, or the request's
+	// own field); otherwise the transport sends it and decodes.
+	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != ""
+	if u.Scheme == "http" && h.Proxy == nil && plainHost(u.Host) && !envHTTPProxy() {
+		return h.direct(ctx, req, u, creds, method, uri, offset, hs, ownEncoding)
 	}
 	nu := netURL(u)
 	hreq := &http.Request{
@@ -295,6 +299,12 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		Host:       nu.Host,
 	}
 	proxy, perr := h.proxyFunc()(hreq)
+	if u.Scheme == "http" && proxy == nil && perr == nil && plainHost(u.Host) {
+		return h.direct(ctx, req, u, creds, method, uri, offset, hs, ownEncoding)
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	wd := newWatchdog(cancel)
+	w := hopWaits{wd: wd, cancel: cancel}
 	line := func(proto string) string {
 		target := uri
 		if proxy != nil && u.Scheme == "http" {
@@ -303,62 +313,106 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		return method + " " + target + " " + proto
 	}
 	hreq = hreq.WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
-	hs, err := h.headers(req, u, creds, offset, req.Head)
-	if err != nil {
-		return fail(err)
-	}
 	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
 		case "Accept-Encoding":
-			// Sent only when the body is to stay encoded (Raw, or the
-			// request's own field); otherwise net/http sends it and decodes.
-			if h.Raw || req.Header.Get("Accept-Encoding") != "" {
+			if ownEncoding {
 				hreq.Header.Set(hd.name, hd.value)
 			}
 		default:
 			hreq.Header.Add(hd.name, hd.value)
 		}
 	}
-	var resp *http.Response
-	if u.Scheme == "http" && proxy == nil && perr == nil && plainHost(u.Host) {
-		resp, err = h.direct().roundTrip(hreq, u.HostPort(), uri)
-	} else {
-		resp, err = h.transport(req.TLS).RoundTrip(hreq)
-	}
+	resp, err := h.transport(req.TLS).RoundTrip(hreq)
 	wd.gotReply()
 	if err != nil {
-		return fail(roundTripError(rctx, err))
+		err = roundTripError(rctx, err)
+		w.end()
+		return nil, nil, err
+	}
+	return h.reply(rctx, req, u, creds, offset, resp, w)
+}
+
+// direct makes a hop over the h1 transport: plain HTTP/1.1, to no proxy.
+func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, method, uri string, offset int64, hs []header, ownEncoding bool) (*fetch.Resource, *url.URL, error) {
+	r := &h1Request{
+		req:    req,
+		method: method,
+		uri:    uri,
+		host:   hs[0].value,
+		gz:     method != http.MethodHead && offset == 0 && !ownEncoding,
+		idle:   idleTimeout(req),
+		tr:     req.Trace,
+	}
+	fields := hs[:0]
+	for _, hd := range hs {
+		if hd.name != "Accept-Encoding" || ownEncoding {
+			fields = append(fields, hd)
+		}
+	}
+	r.fields = fields
+	addr := r.host // the Host field is host:port when the URL has a port
+	if u.Port == 0 {
+		addr = u.HostPort()
+	}
+	resp, err := h.h1Transport().roundTrip(ctx, r, addr)
+	if err != nil {
+		return nil, nil, roundTripError(ctx, err)
+	}
+	return h.reply(ctx, req, u, creds, offset, resp, hopWaits{})
+}
+
+// hopWaits bounds the waits of a hop made on net/http's transport: the
+// watchdog, and the cancel of the hop's context. It is zero for the h1
+// transport, whose connection's deadlines bound its waits.
+type hopWaits struct {
+	wd     *watchdog
+	cancel context.CancelCauseFunc
+}
+
+// end stops the watchdog and cancels the hop's context.
+func (w hopWaits) end() {
+	if w.wd != nil {
+		w.wd.stop()
+		w.cancel(errClosed)
+	}
+}
+
+// reply takes a hop's reply: the Resource, or the URL a redirect points
+// to, or the error its status means. ctx is the hop's context.
+func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, offset int64, resp *http.Response, w hopWaits) (*fetch.Resource, *url.URL, error) {
+	fail := func(err error) (*fetch.Resource, *url.URL, error) {
+		w.end()
+		return nil, nil, err
 	}
 	traceReply(req.Trace, resp)
 
 	if isRedirect(resp.StatusCode) {
 		if loc := resp.Header.Get("Location"); loc != "" {
 			next, err := resolve(u, loc)
-			drain(wd, req, resp.Body)
+			drain(w, req, resp.Body)
 			if err != nil {
 				return fail(err)
 			}
-			wd.stop()
-			cancel(errClosed)
+			w.end()
 			return nil, next, nil
 		}
 	}
 	if err := statusError(resp); err != nil {
-		drain(wd, req, resp.Body)
+		drain(w, req, resp.Body)
 		return fail(err)
 	}
 	res, err := resource(u, resp, req, offset)
 	if errors.Is(err, errNoTotal) {
 		// A 416 that does not say the size (lighttpd): ask for it.
-		drain(wd, req, resp.Body)
-		wd.stop()
-		cancel(errClosed)
+		drain(w, req, resp.Body)
+		w.end()
 		res, err = h.wholeAlready(ctx, req, u, creds, offset)
 		return res, nil, err
 	}
 	if err != nil {
-		drain(wd, req, resp.Body)
+		drain(w, req, resp.Body)
 		return fail(err)
 	}
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !resp.Uncompressed {
@@ -366,14 +420,13 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 	}
 	if req.Head || res.Body != nil {
 		resp.Body.Close()
-		wd.stop()
-		cancel(errClosed)
+		w.end()
 		if res.Body == nil {
 			res.Body = fetch.NoBody
 		}
 		return res, nil, nil
 	}
-	res.Body = newBody(resp.Body, rctx, cancel, wd, req.IdleTimeout)
+	res.Body = newBody(resp.Body, ctx, w.cancel, w.wd, req.IdleTimeout)
 	return res, nil, nil
 }
 
@@ -428,12 +481,18 @@ func redactErr(err error) error {
 	return err
 }
 
-// drain reads a little of a body that is not delivered, under the
-// watchdog, so that its connection may be reused, and closes it.
-func drain(wd *watchdog, req *fetch.Request, rc io.ReadCloser) {
-	wd.arm(idleTimeout(req), "discarding a reply body")
+// drain reads a little of a body that is not delivered, within the idle
+// timeout, so that its connection may be reused, and closes it.
+func drain(w hopWaits, req *fetch.Request, rc io.ReadCloser) {
+	if w.wd != nil {
+		w.wd.arm(idleTimeout(req), "discarding a reply body")
+	} else if hb := h1BodyOf(rc); hb != nil {
+		hb.drainUntil()
+	}
 	io.CopyN(io.Discard, rc, 64<<10)
-	wd.disarm()
+	if w.wd != nil {
+		w.wd.disarm()
+	}
 	rc.Close()
 }
 

@@ -81,7 +81,8 @@ type header struct{ name, value string }
 // Authorization value is real; callers mask it for display. A Header field
 // that could end or split the request is refused (RFC 9110 §5).
 func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, offset int64, head bool) ([]header, error) {
-	hs := []header{{"Host", hostHeader(u)}}
+	hs := make([]header, 1, 6+len(req.Header))
+	hs[0] = header{"Host", hostHeader(u)}
 	if req.Header.Get("User-Agent") == "" {
 		hs = append(hs, header{"User-Agent", h.userAgent()})
 	}
@@ -135,12 +136,16 @@ func validName(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+		if !isToken(s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// isToken reports whether c may appear in a token.
+func isToken(c byte) bool {
+	return c > ' ' && c < 0x7f && strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) < 0
 }
 
 // mask returns a header value as it may be shown: credentials as ****.

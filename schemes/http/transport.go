@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	neturl "net/url"
+	"os"
 	"sync"
 	"time"
 
@@ -56,9 +57,9 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	return t
 }
 
-// direct returns the transport of plain HTTP/1.1 requests that go to no
-// proxy.
-func (h *Handler) direct() *h1 {
+// h1Transport returns the transport of plain HTTP/1.1 requests that go to
+// no proxy.
+func (h *Handler) h1Transport() *h1 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.plain == nil {
@@ -109,6 +110,15 @@ func (h *Handler) proxyFunc() func(*http.Request) (*neturl.URL, error) {
 	}
 	return http.ProxyFromEnvironment
 }
+
+// envHTTPProxy reports whether the environment may name a proxy for http
+// URLs: HTTP_PROXY or http_proxy is set. Without either,
+// net/http.ProxyFromEnvironment gives no http URL a proxy. It reads the
+// environment once, when net/http reads it for ProxyFromEnvironment.
+var envHTTPProxy = sync.OnceValue(func() bool {
+	http.ProxyFromEnvironment(&http.Request{URL: &neturl.URL{Scheme: "http", Host: "localhost"}})
+	return os.Getenv("HTTP_PROXY") != "" || os.Getenv("http_proxy") != ""
+})
 
 func (h *Handler) maxHeaderBytes() int64 {
 	if h.MaxHeaderBytes > 0 {
@@ -270,9 +280,15 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 				return // the method, path and scheme are on the request line
 			}
 			for _, v := range values {
-				tr.Send(fetch.Sanitize(key + ": " + mask(key, v)))
+				traceField(tr, key, v)
 			}
 		}
 	}
 	return ct
+}
+
+// traceField writes a request's header field to the trace, credentials
+// masked.
+func traceField(tr *fetch.Trace, name, value string) {
+	tr.Send(fetch.Sanitize(name + ": " + mask(name, value)))
 }
