@@ -33,9 +33,10 @@ func Serve(t testing.TB, serve func(c net.Conn)) string {
 func ServeListener(t testing.TB, ln net.Listener, serve func(c net.Conn)) string {
 	t.Helper()
 	var (
-		mu    sync.Mutex
-		conns = map[net.Conn]bool{}
-		wg    sync.WaitGroup
+		mu     sync.Mutex
+		conns  = map[net.Conn]bool{}
+		closed bool // the test ended: a connection accepted now is closed at once
+		wg     sync.WaitGroup
 	)
 	wg.Add(1)
 	go func() {
@@ -46,6 +47,13 @@ func ServeListener(t testing.TB, ln net.Listener, serve func(c net.Conn)) string
 				return
 			}
 			mu.Lock()
+			if closed {
+				// Accepted as the test ended, after the others were
+				// closed: nobody else would close this one.
+				mu.Unlock()
+				c.Close()
+				continue
+			}
 			conns[c] = true
 			mu.Unlock()
 			wg.Add(1)
@@ -64,6 +72,7 @@ func ServeListener(t testing.TB, ln net.Listener, serve func(c net.Conn)) string
 	t.Cleanup(func() {
 		ln.Close()
 		mu.Lock()
+		closed = true
 		for c := range conns {
 			c.Close()
 		}
