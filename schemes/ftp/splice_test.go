@@ -3,9 +3,6 @@ package ftp
 import (
 	"bytes"
 	"context"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -35,7 +32,6 @@ func TestSpliceToFile(t *testing.T) {
 	c := &fetch.Client{}
 	c.Register("ftp", &Handler{})
 	defer c.Close()
-	dir := t.TempDir()
 	tests := []struct {
 		path string
 		kind fetch.Kind
@@ -54,27 +50,20 @@ func TestSpliceToFile(t *testing.T) {
 			cancel()
 			t.Fatalf("%s: %v", u, err)
 		}
-		f, err := os.Create(filepath.Join(dir, "out"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		spy := &fetchtest.SpliceFile{File: f}
-		n, err := io.Copy(spy, res.Body)
+		got, spliced, err := fetchtest.CopyToFile(t, res.Body, nil)
 		res.Body.Close()
 		cancel()
-		f.Close()
 		if fetch.KindOf(err) != tt.kind {
 			t.Errorf("%s: %v (kind %d), want kind %d", u, err, fetch.KindOf(err), tt.kind)
 		}
-		if !spy.Spliced {
+		if !spliced {
 			t.Errorf("%s: the file's ReadFrom never got the socket", u)
 		}
 		if tt.kind != 0 {
 			continue
 		}
-		got, _ := os.ReadFile(f.Name())
-		if n != int64(len(got)) || !bytes.Equal(got, s.files[tt.path]) {
-			t.Errorf("%s: %d bytes copied, file of %d differs from the server's %d", u, n, len(got), len(s.files[tt.path]))
+		if !bytes.Equal(got, s.files[tt.path]) {
+			t.Errorf("%s: the file of %d bytes differs from the server's %d", u, len(got), len(s.files[tt.path]))
 		}
 	}
 }
@@ -104,34 +93,20 @@ func TestSpliceStalls(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", how, err)
 		}
-		f, err := os.Create(filepath.Join(t.TempDir(), "out"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() {
-			_, err := io.Copy(f, res.Body)
-			done <- err
-		}()
-		time.Sleep(300 * time.Millisecond) // let the splice block
+		var end func()
 		switch how {
 		case "cancel":
-			cancel()
+			end = cancel
 		case "close":
-			res.Body.Close()
+			end = func() { res.Body.Close() }
 		}
-		select {
-		case err := <-done:
-			if err == nil {
-				t.Errorf("%s: the copy succeeded", how)
-			} else if how != "close" && fetch.KindOf(err) != want {
-				t.Errorf("%s: %v (kind %d), want kind %d", how, err, fetch.KindOf(err), want)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: the copy did not end", how)
+		_, _, err = fetchtest.CopyUntilEnded(t, res.Body, end)
+		if err == nil {
+			t.Errorf("%s: the copy succeeded", how)
+		} else if how != "close" && fetch.KindOf(err) != want {
+			t.Errorf("%s: %v (kind %d), want kind %d", how, err, fetch.KindOf(err), want)
 		}
 		res.Body.Close()
-		f.Close()
 		cancel()
 		h.Close()
 	}
@@ -157,19 +132,14 @@ func TestSpliceSlowNotStalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	got, spliced, err := fetchtest.CopyToFile(t, res.Body, nil)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	spy := &fetchtest.SpliceFile{File: f}
-	if _, err := io.Copy(spy, res.Body); err != nil {
 		t.Fatalf("a slow transfer failed: %v", err)
 	}
-	if !spy.Spliced {
+	if !spliced {
 		t.Error("the file's ReadFrom never got the socket")
 	}
-	if got, _ := os.ReadFile(f.Name()); !bytes.Equal(got, data) {
+	if !bytes.Equal(got, data) {
 		t.Errorf("the file holds %d bytes, want the %d sent", len(got), len(data))
 	}
 }

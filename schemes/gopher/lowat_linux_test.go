@@ -15,7 +15,7 @@ func TestSpliceLowat(t *testing.T) {
 	data := binary(3 * fetch.SpliceChunk)
 	s := newServer(t, map[string]respond{"/big.bin": send(string(data))})
 	var marks []int
-	got, _, err := copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/9/big.bin", nil, func(tc *net.TCPConn) {
+	got, _, err := copyToFile(t, &Handler{}, "gopher://"+s.addr+"/9/big.bin", nil, func(tc *net.TCPConn) {
 		rc, _ := tc.SyscallConn()
 		rc.Control(func(fd uintptr) {
 			n, _ := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVLOWAT)

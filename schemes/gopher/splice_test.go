@@ -8,8 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -19,11 +17,10 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-// copyToFile fetches raw with h and copies the body to a new file in dir
-// through a fetchtest.SpliceFile with onSocket, using io.Copy as the command line
-// does; it returns the file's bytes, whether the file's ReadFrom got the
-// socket, and the copy's error.
-func copyToFile(t *testing.T, h *Handler, dir, raw string, mod func(*fetch.Request), onSocket func(*net.TCPConn)) ([]byte, bool, error) {
+// copyToFile fetches raw with h and copies the body to a new file with
+// fetchtest.CopyToFile (onSocket sees the socket); it returns the file's
+// bytes, whether the file's ReadFrom got the socket, and the copy's error.
+func copyToFile(t *testing.T, h *Handler, raw string, mod func(*fetch.Request), onSocket func(*net.TCPConn)) ([]byte, bool, error) {
 	t.Helper()
 	u, err := url.ParseLenient(raw)
 	if err != nil {
@@ -39,22 +36,8 @@ func copyToFile(t *testing.T, h *Handler, dir, raw string, mod func(*fetch.Reque
 	if err != nil {
 		t.Fatalf("%s: %v", raw, err)
 	}
-	f, err := os.Create(filepath.Join(dir, "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	spy := &fetchtest.SpliceFile{File: f, OnSocket: onSocket}
-	n, err := io.Copy(spy, res.Body)
-	res.Body.Close()
-	got, rerr := os.ReadFile(f.Name())
-	if rerr != nil {
-		t.Fatal(rerr)
-	}
-	if n != int64(len(got)) {
-		t.Errorf("%s: io.Copy counted %d bytes, the file has %d", raw, n, len(got))
-	}
-	return got, spy.Spliced, err
+	defer res.Body.Close()
+	return fetchtest.CopyToFile(t, res.Body, onSocket)
 }
 
 // TestSpliceToFile checks that io.Copy of an item read until the server
@@ -90,7 +73,7 @@ func TestSpliceToFile(t *testing.T) {
 		{"9/reset.bin", nil, fetch.Incomplete, false},
 	}
 	for _, tt := range tests {
-		got, spliced, err := copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/"+tt.path, nil, nil)
+		got, spliced, err := copyToFile(t, &Handler{}, "gopher://"+s.addr+"/"+tt.path, nil, nil)
 		if fetch.KindOf(err) != tt.kind {
 			t.Errorf("%s: %v (kind %v), want kind %v", tt.path, err, fetch.KindOf(err), tt.kind)
 		}
@@ -112,7 +95,7 @@ func TestSpliceKeepsText(t *testing.T) {
 	text := "a line\r\n..stuffed\r\n.\r\n"
 	s := newServer(t, map[string]respond{"/t": send(text)})
 	for _, path := range []string{"0/t", "1/t"} {
-		got, spliced, err := copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/"+path, nil, nil)
+		got, spliced, err := copyToFile(t, &Handler{}, "gopher://"+s.addr+"/"+path, nil, nil)
 		if err != nil || spliced || string(got) != "a line\r\n.stuffed\r\n" {
 			t.Errorf("%s: %q, spliced %v, %v; want the text unstuffed, not spliced", path, got, spliced, err)
 		}
@@ -149,7 +132,7 @@ func TestSpliceSizedServerStays(t *testing.T) {
 		var err error
 		go func() {
 			defer close(done)
-			got, spliced, err = copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/9/"+strconv.Itoa(n)+"%09%09+", func(r *fetch.Request) { r.IdleTimeout = time.Minute }, nil)
+			got, spliced, err = copyToFile(t, &Handler{}, "gopher://"+s.addr+"/9/"+strconv.Itoa(n)+"%09%09+", func(r *fetch.Request) { r.IdleTimeout = time.Minute }, nil)
 		}()
 		select {
 		case <-done:
@@ -192,7 +175,7 @@ func TestSpliceStalls(t *testing.T) {
 	const idle = 750 * time.Millisecond
 
 	start := time.Now()
-	_, spliced, err := copyToFile(t, &Handler{}, t.TempDir(), "gopher://"+s.addr+"/9/slow.bin", func(r *fetch.Request) { r.IdleTimeout = idle }, nil)
+	_, spliced, err := copyToFile(t, &Handler{}, "gopher://"+s.addr+"/9/slow.bin", func(r *fetch.Request) { r.IdleTimeout = idle }, nil)
 	if err != nil || !spliced {
 		t.Errorf("a server sending a byte each 50 ms for %v, idle timeout %v: spliced %v, %v; want no error", time.Since(start), idle, spliced, err)
 	}
@@ -211,45 +194,29 @@ func TestSpliceStalls(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", how, err)
 		}
-		f, err := os.Create(filepath.Join(t.TempDir(), "out"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		spy := &fetchtest.SpliceFile{File: f}
-		done := make(chan error, 1)
-		start := time.Now()
-		go func() {
-			_, err := io.Copy(spy, res.Body)
-			done <- err
-		}()
-		time.Sleep(300 * time.Millisecond) // let the splice block
+		var end func()
 		switch how {
 		case "cancel":
-			cancel()
+			end = cancel
 		case "close":
-			res.Body.Close()
+			end = func() { res.Body.Close() }
 		}
-		select {
-		case err := <-done:
-			if err == nil {
-				t.Errorf("%s: the copy succeeded", how)
-			} else if how != "close" && !errors.Is(err, want) {
-				t.Errorf("%s: %v (kind %v), want kind %v", how, err, fetch.KindOf(err), want)
-			}
-			if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-				t.Errorf("%s: %v: the connection's failure is told as the output file's", how, err)
-			}
-			if how == "idle" && time.Since(start) > 5*idle {
-				t.Errorf("idle: the stall ended after %v, with an idle timeout of %v", time.Since(start), idle)
-			}
-			if !spy.Spliced {
-				t.Errorf("%s: the file's ReadFrom never got the socket", how)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: the copy did not end", how)
+		spliced, took, err := fetchtest.CopyUntilEnded(t, res.Body, end)
+		if err == nil {
+			t.Errorf("%s: the copy succeeded", how)
+		} else if how != "close" && !errors.Is(err, want) {
+			t.Errorf("%s: %v (kind %v), want kind %v", how, err, fetch.KindOf(err), want)
+		}
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			t.Errorf("%s: %v: the connection's failure is told as the output file's", how, err)
+		}
+		if how == "idle" && took > 5*idle {
+			t.Errorf("idle: the stall ended after %v, with an idle timeout of %v", took, idle)
+		}
+		if !spliced {
+			t.Errorf("%s: the file's ReadFrom never got the socket", how)
 		}
 		res.Body.Close()
 		cancel()
-		f.Close()
 	}
 }
