@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -60,19 +61,24 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b
 // connection goes to an w that is an io.ReaderFrom (an output file)
 // straight from the socket instead (see h1Body.spliceTo).
 func (b *body) WriteTo(w io.Writer) (int64, error) {
-	if rf, ok := w.(io.ReaderFrom); ok {
+	if _, ok := w.(io.ReaderFrom); ok {
 		if hb, ok := b.rc.(*h1Body); ok {
-			n, handled, err := hb.spliceTo(b.ctx, w, rf, b.idle)
+			n, handled, err := hb.spliceTo(b.ctx, w, b.idle)
 			b.n += n
 			if handled {
+				// The connection's and the context's failures are told as
+				// Read tells them; the output's own stands.
+				var fe *fetch.Error
 				switch {
 				case err == nil:
 					return n, nil
-				case errors.Is(err, errSpliceStall):
+				case !errors.As(err, &fe):
+				case b.ctx.Err() == nil && errors.Is(err, os.ErrDeadlineExceeded):
 					err = fetch.Errorf(fetch.Timeout, "reading the body: nothing for %v", b.idle)
-				case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
-					fetch.SocketError(err) != nil, errors.Is(err, io.ErrUnexpectedEOF):
-					err = b.classify(err)
+				case errors.Is(err, io.ErrUnexpectedEOF):
+					err = b.classify(io.ErrUnexpectedEOF)
+				default:
+					err = b.classify(fe.Err)
 				}
 				return n, err
 			}

@@ -2,16 +2,11 @@ package http
 
 import (
 	"context"
-	"errors"
 	"io"
-	"os"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 )
-
-// errSpliceStall marks a splice that saw no byte for the idle time.
-var errSpliceStall = errors.New("no byte of the body for the idle time")
 
 // spliceTo copies the rest of a body framed by Content-Length into w (an
 // io.ReaderFrom, as rf): the bytes already buffered by a Write, then the
@@ -21,9 +16,9 @@ var errSpliceStall = errors.New("no byte of the body for the idle time")
 // Content-Length, a connection that is not TCP, the body already read
 // from or closed); Read then serves. Once the body is whole the
 // connection goes back to the pool, as after a Read to the end. Errors
-// are raw: an output's own, the socket's (fetch.SocketError),
-// io.ErrUnexpectedEOF, errSpliceStall, or the context's error.
-func (b *h1Body) spliceTo(ctx context.Context, w io.Writer, rf io.ReaderFrom, idle time.Duration) (n int64, handled bool, err error) {
+// are fetch.Splicer's: the output's own, or an *fetch.Error for the
+// connection and the context.
+func (b *h1Body) spliceTo(ctx context.Context, w io.Writer, idle time.Duration) (n int64, handled bool, err error) {
 	b.mu.Lock()
 	ok := b.left >= 0 && b.read == 0 && !b.closed && !b.done
 	b.mu.Unlock()
@@ -38,20 +33,6 @@ func (b *h1Body) spliceTo(ctx context.Context, w io.Writer, rf io.ReaderFrom, id
 	n, handled, err = sp.Splice(ctx, w, b.pc.br, tc, b.left)
 	if !handled {
 		return 0, false, nil
-	}
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		// Back to the raw errors the body's WriteTo classifies.
-		switch {
-		case ctx.Err() != nil:
-			err = ctx.Err()
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			err = io.ErrUnexpectedEOF
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			err = errSpliceStall
-		default:
-			err = fe.Err
-		}
 	}
 	if err != nil {
 		return n, true, err

@@ -6,9 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,15 +27,7 @@ func copyToFile(t *testing.T, h *Handler, u string, idle time.Duration) ([]byte,
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	spy := &fetchtest.SpliceFile{File: f}
-	_, err = io.Copy(spy, res.Body)
-	got, _ := os.ReadFile(f.Name())
-	return got, spy.Spliced, err
+	return fetchtest.CopyToFile(t, res.Body, nil)
 }
 
 // TestH1Splice: a body framed by Content-Length goes from the socket to an
@@ -90,16 +81,20 @@ func TestH1Splice(t *testing.T) {
 	tests := []struct {
 		path string
 		kind fetch.Kind
+		says string // what the error says, as a Read of the body says it
 	}{
-		{"/cut", fetch.Incomplete},
-		{"/stall", fetch.Timeout},
-		{"/slow", 0},
+		{"/cut", fetch.Incomplete, "the connection ended after 1024 bytes of the body"},
+		{"/stall", fetch.Timeout, "reading the body: nothing for 500ms"},
+		{"/slow", 0, ""},
 	}
 	for _, tt := range tests {
 		start := time.Now()
 		got, spliced, err := copyToFile(t, h, "http://"+addr+tt.path, 500*time.Millisecond)
 		if fetch.KindOf(err) != tt.kind || (err == nil) != (tt.kind == 0) {
 			t.Errorf("%s: %v (kind %d), want kind %d", tt.path, err, fetch.KindOf(err), tt.kind)
+		}
+		if err != nil && !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("%s: %q, want it to say %q", tt.path, err, tt.says)
 		}
 		if !spliced {
 			t.Errorf("%s: the file's ReadFrom never got the socket", tt.path)
