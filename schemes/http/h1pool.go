@@ -113,14 +113,23 @@ func (p *h1Pool) newConn(key string, c net.Conn) *h1Conn {
 	return pc
 }
 
+// nextWaiter takes the oldest request waiting for a connection of hc,
+// or returns nil when none waits.
+func (hc *h1Host) nextWaiter() chan *h1Conn {
+	if len(hc.waiters) == 0 {
+		return nil
+	}
+	ch := hc.waiters[0]
+	hc.waiters = hc.waiters[1:]
+	return ch
+}
+
 // put offers pc, its exchange over, for reuse: to the first request
 // waiting for key, or else to the idle list.
 func (p *h1Pool) put(pc *h1Conn) {
 	p.mu.Lock()
 	hc := p.host(pc.key)
-	if len(hc.waiters) > 0 {
-		ch := hc.waiters[0]
-		hc.waiters = hc.waiters[1:]
+	if ch := hc.nextWaiter(); ch != nil {
 		p.mu.Unlock()
 		ch <- pc
 		return
@@ -178,9 +187,7 @@ func (pc *h1Conn) close() {
 func (p *h1Pool) free(key string) {
 	p.mu.Lock()
 	hc := p.host(key)
-	if len(hc.waiters) > 0 {
-		ch := hc.waiters[0]
-		hc.waiters = hc.waiters[1:]
+	if ch := hc.nextWaiter(); ch != nil {
 		p.mu.Unlock()
 		ch <- nil
 		return
