@@ -8,13 +8,13 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 )
 
-// spliceTo copies the rest of a body framed by Content-Length into w (an
-// io.ReaderFrom, as rf): the bytes already buffered by a Write, then the
-// rest straight from the socket by w's ReadFrom (fetch.Splicer: an
-// *os.File splices it on Linux, without a copy through this process),
-// under the idle timeout. handled is false when it cannot (no
-// Content-Length, a connection that is not TCP, the body already read
-// from or closed); Read then serves. Once the body is whole the
+// spliceTo copies the rest of a body framed by Content-Length into w: the
+// bytes already buffered by a Write, then the rest straight from the
+// socket by w's ReadFrom (fetch.Splicer: an *os.File splices it on Linux,
+// without a copy through this process), under the idle timeout. handled
+// is false when it cannot (w not an io.ReaderFrom, no Content-Length, a
+// connection that is not TCP, the body already read from or closed); Read
+// then serves. Once the body is whole the
 // connection goes back to the pool, as after a Read to the end. Errors
 // are fetch.Splicer's: the output's own, or an *fetch.Error for the
 // connection and the context.
