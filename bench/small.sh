@@ -11,6 +11,11 @@
 #
 # Targets (issue 14): CPU per file <= curl's; wall <= 0.7 x curl -Z (HTTP),
 # <= 1.0 x curl (FTP).
+#
+# The HTTP rounds also time bench/layers, the same 1000 files fetched with
+# fetch's layers peeled off one at a time (fetch.Batch without the CLI;
+# fetch.Client.Do without the Batch; no fetch at all, plain sockets), and
+# print what each costs: where fetch's time per file goes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -28,6 +33,8 @@ bash "$root/integration_test/servers/http.sh" start
 source "$IT_DIR/ftp.env"
 source "$IT_DIR/http.env"
 fetch=$(build_fetch)
+layers=$IT_DIR/bin/layers
+(cd "$root" && go build -o "$layers" ./bench/layers)
 
 mkdir -p "$FETCH_IT_HTTP_ROOT/small"
 for i in $(seq -f '%04g' 1 1000); do
@@ -51,6 +58,7 @@ check() {
 }
 
 declare -a fft ffc cft cfc fht fhc cht chc
+declare -A lt lc
 fresh warm
 "$fetch" -s --parallel 4 --per-host 4 -O --output-dir "$out" "${ftpurls[@]}"
 check "$nf" "fetch (ftp)"
@@ -71,19 +79,36 @@ for ((r = 1; r <= rounds; r++)); do
 	read -r t m c < <(measure curl -s --no-progress-meter -Z --parallel-max "$par" --remote-name-all --output-dir "$out" "${httpurls[@]}")
 	check "$nh" "curl (http)"
 	cht+=("$t") chc+=("$c")
+	for m in batch do raw; do
+		fresh "$r-http-$m"
+		read -r t _ c < <(measure "$layers" -mode "$m" -p "$par" -dir "$out" "${httpurls[@]}")
+		check "$nh" "layers -mode $m"
+		lt[$m]+=" $t" lc[$m]+=" $c"
+	done
 done
 
 python3 - "$rounds" "$(load)" "$nf" "$nh" "$par" \
 	"$(median "${fft[@]}")" "$(median "${cft[@]}")" "$(median "${ffc[@]}")" "$(median "${cfc[@]}")" \
-	"$(median "${fht[@]}")" "$(median "${cht[@]}")" "$(median "${fhc[@]}")" "$(median "${chc[@]}")" <<'PY'
+	"$(median "${fht[@]}")" "$(median "${cht[@]}")" "$(median "${fhc[@]}")" "$(median "${chc[@]}")" \
+	"$(median ${lt[batch]})" "$(median ${lc[batch]})" "$(median ${lt[do]})" "$(median ${lc[do]})" \
+	"$(median ${lt[raw]})" "$(median ${lc[raw]})" <<'PY'
 import sys
 rounds, load, nf, nh, par = sys.argv[1:6]
 nf, nh = int(nf), int(nh)
 fft, cft, ffc, cfc, fht, cht, fhc, chc = map(float, sys.argv[6:14])
+lbt, lbc, ldt, ldc, lrt, lrc = map(float, sys.argv[14:20])
 def ok(b): return "met" if b else "NOT met"
 print(f"medians of {rounds} rounds; load {load}")
 print(f"ftp  {nf} x 1 KiB -O: fetch --parallel 4 {fft:.3f}s, {ffc/nf*1e3:.2f} ms CPU/file | curl (sequential) {cft:.3f}s, {cfc/nf*1e3:.2f} ms CPU/file"
       f" | wall ratio {fft/cft:.2f} (<= 1.0: {ok(fft/cft <= 1.0)}), CPU ratio {ffc/cfc:.2f} (<= 1.0: {ok(ffc <= cfc)})")
 print(f"http {nh} x 1 KiB -O: fetch --parallel {par} {fht:.3f}s, {fhc/nh*1e3:.2f} ms CPU/file | curl -Z --parallel-max {par} {cht:.3f}s, {chc/nh*1e3:.2f} ms CPU/file"
       f" | wall ratio {fht/cht:.2f} (<= 0.7: {ok(fht/cht <= 0.7)}), CPU ratio {fhc/chc:.2f} (<= 1.0: {ok(fhc <= chc)})")
+def row(what, t, c):
+    return f"  {what:44s} {t:.3f}s  {c/nh*1e3:.3f} ms CPU/file  ({c/fhc:.2f} of fetch's CPU, {c/chc:.2f} of curl's)"
+print(f"http, by layer (bench/layers, medians of the same rounds):")
+print(row("fetch (the program)", fht, fhc))
+print(row("fetch.Batch over a Client, no CLI", lbt, lbc))
+print(row("fetch.Client.Do from P goroutines, no Batch", ldt, ldc))
+print(row("plain sockets, no fetch", lrt, lrc))
+print(row("curl -Z", cht, chc))
 PY
