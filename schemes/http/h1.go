@@ -198,7 +198,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 		b.left = resp.ContentLength
 	}
 	resp.Body = b
-	if r.gz && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+	if r.gz && strings.EqualFold(field(resp.Header, "Content-Encoding"), "gzip") {
 		resp.Body = &gzipBody{body: b}
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")

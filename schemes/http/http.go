@@ -389,7 +389,7 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 	traceReply(req.Trace, resp)
 
 	if isRedirect(resp.StatusCode) {
-		if loc := resp.Header.Get("Location"); loc != "" {
+		if loc := field(resp.Header, "Location"); loc != "" {
 			next, err := resolve(u, loc)
 			drain(w, req, resp.Body)
 			if err != nil {
@@ -415,7 +415,7 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 		drain(w, req, resp.Body)
 		return fail(err)
 	}
-	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !resp.Uncompressed {
+	if ce := field(resp.Header, "Content-Encoding"); ce != "" && !resp.Uncompressed {
 		res.Extra[fetch.ExtraContentEncoding] = fetch.Sanitize(ce)
 	}
 	if req.Head || res.Body != nil {
