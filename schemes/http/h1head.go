@@ -190,11 +190,13 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 			return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header line: %q", kv))
 		}
 		for i := 0; i < len(v); i++ {
-			if !validValueByte(v[i]) {
+			if !valueBytes[v[i]] {
 				return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header line: %q", kv))
 			}
 		}
-		v = strings.TrimLeft(v, " \t")
+		for v != "" && (v[0] == ' ' || v[0] == '\t') {
+			v = v[1:]
+		}
 		if vv := h[key]; vv != nil || len(vals) == 0 {
 			h[key] = append(vv, v)
 		} else {
@@ -228,7 +230,15 @@ func nextLine(s string, cut bool) (line, rest string, ok bool) {
 
 // trim trims leading and trailing spaces and tabs, as textproto does each
 // line of a field.
-func trim(s string) string { return strings.Trim(s, " \t") }
+func trim(s string) string {
+	for s != "" && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
 
 // errMessageTooLarge is net/textproto's error for a malformed first
 // field line too long to quote.
@@ -242,7 +252,15 @@ func badString(what, val string) error { return fmt.Errorf("%s %q", what, val) }
 // with a byte that is neither a token's nor a space is refused. A name
 // already canonical, or a common one, costs no allocation.
 func canonicalKey(k string) (string, bool) {
-	if k == "" {
+	switch k {
+	case "Accept-Ranges", "Age", "Cache-Control", "Connection", "Content-Disposition",
+		"Content-Encoding", "Content-Language", "Content-Length", "Content-Location",
+		"Content-Range", "Content-Type", "Date", "Etag", "Expires", "Keep-Alive",
+		"Last-Modified", "Location", "Server", "Set-Cookie", "Transfer-Encoding", "Vary":
+		return k, true // canonical, and common: the scan would find it so
+	case "ETag":
+		return "Etag", true
+	case "":
 		return "", false
 	}
 	upper, canon, space := true, true, false
@@ -309,11 +327,14 @@ var tokenBytes = func() (t [256]bool) {
 	return t
 }()
 
-// validValueByte reports whether c may appear in a field value: a
-// visible character, a space or tab, or obs-text.
-func validValueByte(c byte) bool {
-	return c >= 0x20 && c != 0x7f || c == '\t'
-}
+// valueBytes are the bytes that may appear in a field value: a visible
+// character, a space or tab, or obs-text.
+var valueBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != 0x7f || c == '\t'
+	}
+	return t
+}()
 
 // frame decides the body's framing and length as net/http's transfer
 // reader does for a reply to method, and sets Body, ContentLength,

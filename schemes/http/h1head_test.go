@@ -216,6 +216,11 @@ func TestCanonicalKey(t *testing.T) {
 		"content-type", "Content-Type", "CONTENT-TYPE", "ETag", "etag", "www-authenticate", "x-foo-bar", "X-FOO-BAR",
 		"x--a", "-a", "a-", "x_under", "1-a", "a1b", "X Foo", "x foo", strings.Repeat("ab-", 30), strings.Repeat("AB-", 30) + "x",
 		"x/y", "x\x01", "é", "",
+		// The names canonicalKey knows by heart.
+		"Accept-Ranges", "Age", "Cache-Control", "Connection", "Content-Disposition",
+		"Content-Encoding", "Content-Language", "Content-Length", "Content-Location",
+		"Content-Range", "Content-Type", "Date", "Etag", "Expires", "Keep-Alive",
+		"Last-Modified", "Location", "Server", "Set-Cookie", "Transfer-Encoding", "Vary",
 	} {
 		got, ok := canonicalKey(k)
 		valid := k != "" && strings.Trim(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~ ") == ""
