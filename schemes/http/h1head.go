@@ -191,7 +191,9 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 		}
 		for i := 0; i < len(v); i++ {
 			if !valueBytes[v[i]] {
-				return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header line: %q", kv))
+				// textproto quotes the line with its name made
+				// canonical, in place.
+				return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header line: %q", key+kv[len(k):]))
 			}
 		}
 		for v != "" && (v[0] == ' ' || v[0] == '\t') {

@@ -75,6 +75,7 @@ var headCases = []struct {
 	{name: "value with colon", in: "HTTP/1.1 200 OK\r\nLocation: http://x:80/a:b\r\nContent-Length: 0\r\n\r\n"},
 	{name: "value with obs-text", in: "HTTP/1.1 200 OK\r\nX-A: caf\xc3\xa9\r\nContent-Length: 0\r\n\r\n"},
 	{name: "value with a control byte", in: "HTTP/1.1 200 OK\r\nX-A: a\x00b\r\n\r\n"},
+	{name: "value with a control byte, name in lower case", in: "HTTP/1.1 200 OK\r\nx-a: a\x00b\r\n\r\n"},
 	{name: "value with DEL", in: "HTTP/1.1 200 OK\r\nX-A: a\x7fb\r\n\r\n"},
 	{name: "value with a bare CR", in: "HTTP/1.1 200 OK\r\nX-A: a\rb\r\n\r\n"},
 	{name: "line ending CR CR LF", in: "HTTP/1.1 200 OK\r\nX-A: a\r\r\n\r\n"},
@@ -147,6 +148,26 @@ func TestReadResponse(t *testing.T) {
 			})
 		}
 	}
+}
+
+// FuzzReadResponse checks that readResponse and net/http's ReadResponse
+// agree on any input, as TestReadResponse does on its cases.
+func FuzzReadResponse(f *testing.F) {
+	for _, tt := range headCases {
+		f.Add(tt.in, tt.method == http.MethodHead)
+	}
+	f.Fuzz(func(t *testing.T, in string, head bool) {
+		method := http.MethodGet
+		if head {
+			method = http.MethodHead
+		}
+		br := func() *bufio.Reader { return bufio.NewReaderSize(strings.NewReader(in), 64<<10) }
+		want := describe(http.ReadResponse(br(), &http.Request{Method: method}))
+		got := describe(readResponse(br(), method))
+		if got != want {
+			t.Errorf("readResponse(%q):\n%s\nnet/http:\n%s", in, got, want)
+		}
+	})
 }
 
 // describe prints what a reply parses to: its fields, and its body read
