@@ -152,10 +152,14 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 		}
 		return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header initial line: %q", line))
 	}
-	// The lines left, less the blank one: at most the fields.
-	lines := max(strings.Count(rest, "\n")-1, 1)
-	h := make(http.Header, lines)
-	vals := make([]string, lines) // one backing array, a value for each name
+	// The fields are gathered first, and put in the map once their
+	// number is known: a head of a few fields, as most are, finds its
+	// repeated names by comparing them, not by a lookup of each name.
+	var stack [16]header
+	fields := stack[:0]
+	if lines := strings.Count(rest, "\n") - 1; lines > len(stack) {
+		fields = make([]header, 0, lines) // the lines left, less the blank one
+	}
 	for {
 		line, rest, ok = nextLine(rest, cut)
 		if !ok {
@@ -164,10 +168,13 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 		if line == "" {
 			break
 		}
-		if strings.IndexByte(line, ':') < 0 {
+		colon := strings.IndexByte(line, ':')
+		if colon < 0 {
 			return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header: missing colon: %q", line))
 		}
-		kv := trim(line)
+		kv := trimLeft(line)
+		colon -= len(line) - len(kv) // the colon stays, after the space trimmed
+		kv = trimRight(kv)
 		// obs-fold: the lines that start with a space or tab continue
 		// this field, each joined with one space, trimmed.
 		if rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
@@ -184,7 +191,7 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 			}
 			kv = b.String()
 		}
-		k, v, _ := strings.Cut(kv, ":")
+		k, v := kv[:colon], kv[colon+1:]
 		key, ok := canonicalKey(k)
 		if !ok {
 			return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header line: %q", kv))
@@ -196,18 +203,34 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 				return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header line: %q", key+kv[len(k):]))
 			}
 		}
-		for v != "" && (v[0] == ' ' || v[0] == '\t') {
-			v = v[1:]
-		}
-		if vv := h[key]; vv != nil || len(vals) == 0 {
-			h[key] = append(vv, v)
+		fields = append(fields, header{key, trimLeft(v)})
+	}
+	h := make(http.Header, len(fields))
+	vals := make([]string, len(fields)) // one backing array, a value for each name
+	few := len(fields) <= len(stack)
+	pragma := false
+	for i, f := range fields {
+		pragma = pragma || f.name == "Pragma"
+		seen := false
+		if few {
+			for _, g := range fields[:i] {
+				if g.name == f.name {
+					seen = true
+					break
+				}
+			}
 		} else {
-			vals[0] = v
-			h[key], vals = vals[:1:1], vals[1:]
+			_, seen = h[f.name]
+		}
+		if seen {
+			h[f.name] = append(h[f.name], f.value)
+		} else {
+			vals[i] = f.value
+			h[f.name] = vals[i : i+1 : i+1]
 		}
 	}
 	resp.Header = h
-	if hp := h["Pragma"]; len(hp) > 0 && hp[0] == "no-cache" {
+	if pragma && h["Pragma"][0] == "no-cache" {
 		if _, ok := h["Cache-Control"]; !ok {
 			h["Cache-Control"] = []string{"no-cache"}
 		}
@@ -232,10 +255,18 @@ func nextLine(s string, cut bool) (line, rest string, ok bool) {
 
 // trim trims leading and trailing spaces and tabs, as textproto does each
 // line of a field.
-func trim(s string) string {
+func trim(s string) string { return trimRight(trimLeft(s)) }
+
+// trimLeft trims leading spaces and tabs.
+func trimLeft(s string) string {
 	for s != "" && (s[0] == ' ' || s[0] == '\t') {
 		s = s[1:]
 	}
+	return s
+}
+
+// trimRight trims trailing spaces and tabs.
+func trimRight(s string) string {
 	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
 		s = s[:len(s)-1]
 	}
