@@ -53,7 +53,7 @@ type Client struct {
 
 	mu       sync.Mutex
 	handlers map[string]Handler
-	hosts    map[string]*slots
+	hosts    map[slotKey]*slots
 	trace    *Trace
 }
 
@@ -130,23 +130,23 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	if err != nil {
 		return nil, err
 	}
-	release, err := c.hold(ctx, h, r)
+	slot, err := c.hold(ctx, h, r)
 	if err != nil {
 		return nil, c.decorate("fetch", r.URL, err)
 	}
 	res, err := h.Fetch(ctx, r)
 	if err != nil {
-		release()
+		slot.release()
 		return nil, c.decorate("fetch", r.URL, err)
 	}
 	if res == nil || res.Body == nil {
-		release()
+		slot.release()
 		return nil, c.decorate("fetch", r.URL, Errorf(Other, "the %s handler broke its contract: no resource or no body, and no error", r.URL.Scheme))
 	}
 	if res.URL == nil {
 		res.URL = r.URL
 	}
-	res.Body = wrapBody(res.Body, release, c, r.URL)
+	res.Body = wrapBody(res.Body, slot, c, r.URL)
 	return res, nil
 }
 
@@ -162,22 +162,22 @@ func (c *Client) List(ctx context.Context, req *Request) (*Listing, error) {
 	if !ok {
 		return nil, c.decorate("list", r.URL, Errorf(Unsupported, "the %s handler cannot list entries", r.URL.Scheme))
 	}
-	release, err := c.hold(ctx, h, r)
+	slot, err := c.hold(ctx, h, r)
 	if err != nil {
 		return nil, c.decorate("list", r.URL, err)
 	}
 	l, err := lh.List(ctx, r)
 	if err != nil {
-		release()
+		slot.release()
 		return nil, c.decorate("list", r.URL, err)
 	}
 	if l == nil {
-		release()
+		slot.release()
 		return nil, c.decorate("list", r.URL, Errorf(Other, "the %s handler broke its contract: no listing and no error", r.URL.Scheme))
 	}
 	u := r.URL
 	l.decorate = func(op string, err error) error { return c.decorate(op, u, err) }
-	l.release = release
+	l.release = slot.release
 	return l, nil
 }
 
