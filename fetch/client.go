@@ -221,7 +221,13 @@ func (c *Client) prepare(op string, req *Request) (Handler, *Request, error) {
 			return nil, nil, c.decorate(op, u, Errorf(Unsupported, "scheme %q is not supported by this client", u.Scheme))
 		}
 	}
-	r := *req
+	// The copy and its chain in one allocation: the chain is new unless
+	// req is a hop, which shares its first request's.
+	p := &struct {
+		r Request
+		c chain
+	}{r: *req}
+	r := &p.r
 	if r.User == nil && !r.Hop {
 		r.User = c.User
 	}
@@ -249,9 +255,9 @@ func (c *Client) prepare(op string, req *Request) (Handler, *Request, error) {
 	r.dialer = c.DialContext
 	r.resolver = c.Resolver
 	if r.chain == nil {
-		r.chain = new(chain)
+		r.chain = &p.c
 	}
-	return h, &r, nil
+	return h, r, nil
 }
 
 // decorate returns err as an *Error carrying op and the redacted URL,
