@@ -141,3 +141,12 @@ func BenchmarkReadResponse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseTime measures parsing a Last-Modified value.
+func BenchmarkParseTime(b *testing.B) {
+	for b.Loop() {
+		if _, err := parseTime("Tue, 24 Nov 2026 00:04:17 GMT"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
