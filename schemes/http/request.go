@@ -40,13 +40,25 @@ func requestURI(u *url.URL) string { return u.HTTP().RequestURI() }
 // IPv6 address, with the port when the URL gives one.
 func hostHeader(u *url.URL) string {
 	h := u.Host
-	if strings.IndexByte(h, ':') >= 0 {
-		h = "[" + h + "]"
+	v6 := strings.IndexByte(h, ':') >= 0
+	if !v6 && u.Port == 0 {
+		return h
+	}
+	// Formatted in place, one allocation for the whole.
+	var buf [64]byte
+	b := buf[:0]
+	if len(h)+8 > len(buf) {
+		b = make([]byte, 0, len(h)+8)
+	}
+	if v6 {
+		b = append(append(append(b, '['), h...), ']')
+	} else {
+		b = append(b, h...)
 	}
 	if u.Port != 0 {
-		h += ":" + strconv.Itoa(u.Port)
+		b = strconv.AppendInt(append(b, ':'), int64(u.Port), 10)
 	}
-	return h
+	return string(b)
 }
 
 // netURL converts u to the net/url form net/http wants, keeping the
