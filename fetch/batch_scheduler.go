@@ -274,6 +274,7 @@ func (s *scheduler) start(j *job) {
 		return
 	}
 	s.g.Go(func() error {
+		j := j // reassigned below: a copy, so the parameter stays off the heap
 		for {
 			var err error
 			if j.deliver != nil {
