@@ -26,7 +26,7 @@ type scheduler struct {
 	g   *errgroup.Group
 	fn  func(ctx context.Context, r *Result) error
 
-	hosts    map[string]*hostQueue
+	hosts    map[hostID]*hostQueue
 	ready    readyHeap       // hosts that may start a job now, earliest head first
 	direct   []*job          // deliveries that need no host slot
 	inflight map[string]*job // leaders by dedupe key
@@ -42,7 +42,7 @@ type scheduler struct {
 }
 
 type hostQueue struct {
-	key      string
+	id       hostID
 	queue    []*job
 	active   int
 	lim      *rate.Limiter
@@ -92,7 +92,7 @@ func newScheduler(b *Batch, ctx context.Context, g *errgroup.Group, fn func(cont
 	g.SetLimit(par)
 	return &scheduler{
 		b: b, ctx: ctx, g: g, fn: fn,
-		hosts:    make(map[string]*hostQueue),
+		hosts:    make(map[hostID]*hostQueue),
 		inflight: make(map[string]*job),
 		done:     make(chan *job, par),
 		jobs:     make(chan *job, par),
@@ -189,20 +189,20 @@ func (s *scheduler) add(r *Result, p url.Parser) {
 		}
 		s.inflight[j.dkey] = j
 	}
-	key := hostKey(u)
-	h := s.hosts[key]
+	id := hostOf(u)
+	h := s.hosts[id]
 	if h == nil {
-		h = &hostQueue{key: key}
+		h = &hostQueue{id: id}
 		lim := s.b.Rate
 		if s.b.HostRate != nil {
-			if hr := s.b.HostRate(key); hr != 0 {
+			if hr := s.b.HostRate(hostKey(u)); hr != 0 {
 				lim = hr
 			}
 		}
 		if lim != 0 && lim != rate.Inf {
 			h.lim = rate.NewLimiter(lim, 1)
 		}
-		s.hosts[key] = h
+		s.hosts[id] = h
 	}
 	j.host = h
 	h.queue = append(h.queue, j)
@@ -306,7 +306,7 @@ func (s *scheduler) finish(j *job) {
 		s.mark(h)
 		if h.active == 0 && len(h.queue) == 0 && !h.sleeping &&
 			(h.lim == nil || h.lim.TokensAt(time.Now()) >= float64(h.lim.Burst())) {
-			delete(s.hosts, h.key) // an idle host costs nothing
+			delete(s.hosts, h.id) // an idle host costs nothing
 		}
 	}
 	if j.dkey != "" {
