@@ -131,7 +131,7 @@ func (b *Batch) Run(ctx context.Context, urls iter.Seq[string], fn func(ctx cont
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	s := newScheduler(b, gctx, g, fn)
-	in := make(chan *Result, batchReadAhead)
+	in := make(chan *job, batchReadAhead)
 	stop := make(chan struct{})
 	readerDone := make(chan struct{})
 	go func() {
@@ -139,10 +139,10 @@ func (b *Batch) Run(ctx context.Context, urls iter.Seq[string], fn func(ctx cont
 		defer close(in)
 		i := 0
 		for raw := range urls {
-			r := &Result{Index: i, Input: raw}
+			j := newJob(i, raw)
 			i++
 			select {
-			case in <- r:
+			case in <- j:
 			case <-stop:
 				return
 			}

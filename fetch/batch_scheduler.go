@@ -61,6 +61,15 @@ type job struct {
 	deliver   []*Result // for a delivery job
 	shared    error     // the error delivered with them
 	count     int       // how many URLs this job finishes
+
+	res Result // r's, for a URL read: one allocation for both
+}
+
+// newJob returns the job for the URL raw, read at index i.
+func newJob(i int, raw string) *job {
+	j := &job{count: 1, res: Result{Index: i, Input: raw}}
+	j.r = &j.res
+	return j
 }
 
 // index is the position of the job's (first) URL in the sequence.
@@ -104,16 +113,16 @@ func newScheduler(b *Batch, ctx context.Context, g *errgroup.Group, fn func(cont
 }
 
 // loop runs until every URL from in has finished, or the context ends.
-func (s *scheduler) loop(in <-chan *Result) error {
+func (s *scheduler) loop(in <-chan *job) error {
 	defer close(s.quit)
 	parser := s.b.parser()
-	input := func(r *Result, ok bool) {
+	input := func(j *job, ok bool) {
 		if !ok {
 			in = nil
 			return
 		}
 		s.pending++
-		s.add(r, parser)
+		s.add(j, parser)
 	}
 	for {
 		s.dispatch()
@@ -144,15 +153,15 @@ func (s *scheduler) loop(in <-chan *Result) error {
 		}
 		if src != nil {
 			select {
-			case r, ok := <-src:
-				input(r, ok)
+			case j, ok := <-src:
+				input(j, ok)
 				continue
 			default:
 			}
 		}
 		select {
-		case r, ok := <-src:
-			input(r, ok)
+		case j, ok := <-src:
+			input(j, ok)
 		case j := <-s.done:
 			s.finish(j)
 		case h := <-s.wake:
@@ -172,7 +181,8 @@ func (s *scheduler) woke(h *hostQueue) {
 // add files a newly read URL: a parse failure is delivered at once, a
 // duplicate of a URL in flight waits for it, the rest join their host's
 // queue.
-func (s *scheduler) add(r *Result, p url.Parser) {
+func (s *scheduler) add(j *job, p url.Parser) {
+	r := j.r
 	u, err := p.Parse(r.Input)
 	if err != nil {
 		r.Err = &Error{Op: "fetch", URL: redactedInput(err, r.Input), Kind: Malformed, Err: err}
@@ -180,7 +190,6 @@ func (s *scheduler) add(r *Result, p url.Parser) {
 		return
 	}
 	r.URL = u
-	j := &job{r: r, count: 1}
 	if !s.b.FetchDuplicates {
 		j.dkey = dedupeKey(u)
 		if lead, ok := s.inflight[j.dkey]; ok {
