@@ -377,7 +377,6 @@ func (s *scheduler) work(j *job) error {
 // attempt fetches r once and hands the resource to fn. It returns the
 // request made, for the retry policy.
 func (s *scheduler) attempt(r *Result) (req *Request, err error) {
-	req = &Request{URL: r.URL}
 	if s.b.Request != nil {
 		if req, err = s.b.Request(r); err != nil {
 			return nil, err
@@ -385,6 +384,8 @@ func (s *scheduler) attempt(r *Result) (req *Request, err error) {
 		if req.URL == nil {
 			req.URL = r.URL
 		}
+	} else {
+		req = &Request{URL: r.URL}
 	}
 	ctx := s.ctx
 	if s.b.AttemptTimeout > 0 {
