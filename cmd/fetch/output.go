@@ -355,7 +355,12 @@ func remoteName(u *url.URL) (string, error) {
 		segs := u.File().Segments
 		name = segs[len(segs)-1]
 	case "http":
-		p := u.HTTP().Path
+		// The last segment of the http view's Path, read from u.Path
+		// itself: the view would build a new string for it.
+		p := u.Path
+		if i := strings.IndexByte(p, '?'); i >= 0 {
+			p = p[:i]
+		}
 		seg, err := url.Unescape(p[strings.LastIndexByte(p, '/')+1:])
 		if err != nil {
 			return "", err
