@@ -77,7 +77,7 @@ func (f *fileOut) open() (int64, error) {
 	if !f.resume {
 		dir, _ := filepath.Split(f.final)
 		removeStaleParts(dir)
-		if t, ok := createUnnamed(f.final); ok {
+		if t, ok := createUnnamed(dir, f.final); ok {
 			f.tmp, f.unnamed = t, true
 			return 0, nil
 		}
