@@ -284,7 +284,6 @@ func (s *scheduler) start(j *job) {
 	}
 	s.g.Go(func() error {
 		j := j // reassigned below: a copy, so the parameter stays off the heap
-		growStack()
 		for {
 			var err error
 			if j.deliver != nil {
