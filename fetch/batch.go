@@ -131,7 +131,7 @@ func (b *Batch) Run(ctx context.Context, urls iter.Seq[string], fn func(ctx cont
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	s := newScheduler(b, gctx, g, fn)
-	in := make(chan *Result, batchReadAhead)
+	in := make(chan *job, batchReadAhead)
 	stop := make(chan struct{})
 	readerDone := make(chan struct{})
 	go func() {
@@ -139,10 +139,10 @@ func (b *Batch) Run(ctx context.Context, urls iter.Seq[string], fn func(ctx cont
 		defer close(in)
 		i := 0
 		for raw := range urls {
-			r := &Result{Index: i, Input: raw}
+			j := newJob(i, raw)
 			i++
 			select {
-			case in <- r:
+			case in <- j:
 			case <-stop:
 				return
 			}
@@ -181,8 +181,24 @@ func (b *Batch) perHost() int {
 	return 2
 }
 
-// hostKey is the queue a URL waits in: its scheme, host and port, or its
-// scheme alone for URLs without a host (news:, file:, mailto:).
+// hostID is the queue a URL waits in: its scheme, host (lower-cased) and
+// port, or its scheme alone for URLs without a host (news:, file:,
+// mailto:). Its strings are the URL's own, so finding a URL's queue
+// allocates nothing.
+type hostID struct {
+	scheme, host string
+	port         int
+}
+
+func hostOf(u *url.URL) hostID {
+	if u.Host == "" {
+		return hostID{scheme: u.Scheme}
+	}
+	return hostID{u.Scheme, strings.ToLower(u.Host), u.EffectivePort()}
+}
+
+// hostKey is the name of a URL's queue, as HostRate is given it:
+// "scheme://host:port", or "scheme:" for URLs without a host.
 func hostKey(u *url.URL) string {
 	if u.Host == "" {
 		return u.Scheme + ":"

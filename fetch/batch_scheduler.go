@@ -26,7 +26,7 @@ type scheduler struct {
 	g   *errgroup.Group
 	fn  func(ctx context.Context, r *Result) error
 
-	hosts    map[string]*hostQueue
+	hosts    map[hostID]*hostQueue
 	ready    readyHeap       // hosts that may start a job now, earliest head first
 	direct   []*job          // deliveries that need no host slot
 	inflight map[string]*job // leaders by dedupe key
@@ -42,7 +42,7 @@ type scheduler struct {
 }
 
 type hostQueue struct {
-	key      string
+	id       hostID
 	queue    []*job
 	active   int
 	lim      *rate.Limiter
@@ -61,6 +61,15 @@ type job struct {
 	deliver   []*Result // for a delivery job
 	shared    error     // the error delivered with them
 	count     int       // how many URLs this job finishes
+
+	res Result // r's, for a URL read: one allocation for both
+}
+
+// newJob returns the job for the URL raw, read at index i.
+func newJob(i int, raw string) *job {
+	j := &job{count: 1, res: Result{Index: i, Input: raw}}
+	j.r = &j.res
+	return j
 }
 
 // index is the position of the job's (first) URL in the sequence.
@@ -92,7 +101,7 @@ func newScheduler(b *Batch, ctx context.Context, g *errgroup.Group, fn func(cont
 	g.SetLimit(par)
 	return &scheduler{
 		b: b, ctx: ctx, g: g, fn: fn,
-		hosts:    make(map[string]*hostQueue),
+		hosts:    make(map[hostID]*hostQueue),
 		inflight: make(map[string]*job),
 		done:     make(chan *job, par),
 		jobs:     make(chan *job, par),
@@ -104,16 +113,16 @@ func newScheduler(b *Batch, ctx context.Context, g *errgroup.Group, fn func(cont
 }
 
 // loop runs until every URL from in has finished, or the context ends.
-func (s *scheduler) loop(in <-chan *Result) error {
+func (s *scheduler) loop(in <-chan *job) error {
 	defer close(s.quit)
 	parser := s.b.parser()
-	input := func(r *Result, ok bool) {
+	input := func(j *job, ok bool) {
 		if !ok {
 			in = nil
 			return
 		}
 		s.pending++
-		s.add(r, parser)
+		s.add(j, parser)
 	}
 	for {
 		s.dispatch()
@@ -144,15 +153,15 @@ func (s *scheduler) loop(in <-chan *Result) error {
 		}
 		if src != nil {
 			select {
-			case r, ok := <-src:
-				input(r, ok)
+			case j, ok := <-src:
+				input(j, ok)
 				continue
 			default:
 			}
 		}
 		select {
-		case r, ok := <-src:
-			input(r, ok)
+		case j, ok := <-src:
+			input(j, ok)
 		case j := <-s.done:
 			s.finish(j)
 		case h := <-s.wake:
@@ -172,7 +181,8 @@ func (s *scheduler) woke(h *hostQueue) {
 // add files a newly read URL: a parse failure is delivered at once, a
 // duplicate of a URL in flight waits for it, the rest join their host's
 // queue.
-func (s *scheduler) add(r *Result, p url.Parser) {
+func (s *scheduler) add(j *job, p url.Parser) {
+	r := j.r
 	u, err := p.Parse(r.Input)
 	if err != nil {
 		r.Err = &Error{Op: "fetch", URL: redactedInput(err, r.Input), Kind: Malformed, Err: err}
@@ -180,7 +190,6 @@ func (s *scheduler) add(r *Result, p url.Parser) {
 		return
 	}
 	r.URL = u
-	j := &job{r: r, count: 1}
 	if !s.b.FetchDuplicates {
 		j.dkey = dedupeKey(u)
 		if lead, ok := s.inflight[j.dkey]; ok {
@@ -189,20 +198,20 @@ func (s *scheduler) add(r *Result, p url.Parser) {
 		}
 		s.inflight[j.dkey] = j
 	}
-	key := hostKey(u)
-	h := s.hosts[key]
+	id := hostOf(u)
+	h := s.hosts[id]
 	if h == nil {
-		h = &hostQueue{key: key}
+		h = &hostQueue{id: id}
 		lim := s.b.Rate
 		if s.b.HostRate != nil {
-			if hr := s.b.HostRate(key); hr != 0 {
+			if hr := s.b.HostRate(hostKey(u)); hr != 0 {
 				lim = hr
 			}
 		}
 		if lim != 0 && lim != rate.Inf {
 			h.lim = rate.NewLimiter(lim, 1)
 		}
-		s.hosts[key] = h
+		s.hosts[id] = h
 	}
 	j.host = h
 	h.queue = append(h.queue, j)
@@ -274,6 +283,7 @@ func (s *scheduler) start(j *job) {
 		return
 	}
 	s.g.Go(func() error {
+		j := j // reassigned below: a copy, so the parameter stays off the heap
 		for {
 			var err error
 			if j.deliver != nil {
@@ -305,7 +315,7 @@ func (s *scheduler) finish(j *job) {
 		s.mark(h)
 		if h.active == 0 && len(h.queue) == 0 && !h.sleeping &&
 			(h.lim == nil || h.lim.TokensAt(time.Now()) >= float64(h.lim.Burst())) {
-			delete(s.hosts, h.key) // an idle host costs nothing
+			delete(s.hosts, h.id) // an idle host costs nothing
 		}
 	}
 	if j.dkey != "" {
@@ -367,7 +377,6 @@ func (s *scheduler) work(j *job) error {
 // attempt fetches r once and hands the resource to fn. It returns the
 // request made, for the retry policy.
 func (s *scheduler) attempt(r *Result) (req *Request, err error) {
-	req = &Request{URL: r.URL}
 	if s.b.Request != nil {
 		if req, err = s.b.Request(r); err != nil {
 			return nil, err
@@ -375,6 +384,8 @@ func (s *scheduler) attempt(r *Result) (req *Request, err error) {
 		if req.URL == nil {
 			req.URL = r.URL
 		}
+	} else {
+		req = &Request{URL: r.URL}
 	}
 	ctx := s.ctx
 	if s.b.AttemptTimeout > 0 {

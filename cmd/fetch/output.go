@@ -77,7 +77,7 @@ func (f *fileOut) open() (int64, error) {
 	if !f.resume {
 		dir, _ := filepath.Split(f.final)
 		removeStaleParts(dir)
-		if t, ok := createUnnamed(f.final); ok {
+		if t, ok := createUnnamed(dir, f.final); ok {
 			f.tmp, f.unnamed = t, true
 			return 0, nil
 		}
@@ -221,12 +221,10 @@ func (f *fileOut) commit() error {
 	}
 	if f.unnamed {
 		f.unnamed = false
-		dirMu.Lock()
 		err := linkUnnamed(t, f.final)
 		if errors.Is(err, fs.ErrExist) {
 			err = replace(t, f.final, func(tmp string) error { return linkUnnamed(t, tmp) })
 		}
-		dirMu.Unlock()
 		if cerr := t.Close(); err == nil && cerr != nil {
 			os.Remove(f.final) // named, but its bytes may not all be there
 			err = cerr
@@ -273,7 +271,10 @@ func replace(t *os.File, final string, name func(tmp string) error) error {
 		if err != nil {
 			return err
 		}
-		if err := os.Rename(tmp, final); err != nil {
+		dirMu.Lock()
+		err = os.Rename(tmp, final)
+		dirMu.Unlock()
+		if err != nil {
 			os.Remove(tmp)
 			return err
 		}
@@ -298,9 +299,13 @@ func copyInto(t *os.File, name string) error {
 	return err
 }
 
-// dirMu lets one transfer at a time create or rename its file: with many
-// parallel transfers into one folder, the kernel's lock on the folder
-// spins on every core, and waiting here costs less.
+// dirMu lets one transfer at a time create or rename a named file: with
+// many parallel renames into one folder, the kernel's lock on the folder
+// spins. (1000 files of 1 KiB from 64 goroutines, created O_EXCL, written
+// and renamed, on ext4: 430-475 µs of CPU a file with dirMu, 750-790
+// without, in the same wall time; on tmpfs dirMu costs 3-5 µs a file.)
+// Giving an unnamed file its name (linkUnnamed) goes without: it saved
+// nothing on ext4, and cost about 1 µs of CPU a file on tmpfs.
 var dirMu sync.Mutex
 
 // pidText is the process id, for temporary file names.
@@ -355,7 +360,12 @@ func remoteName(u *url.URL) (string, error) {
 		segs := u.File().Segments
 		name = segs[len(segs)-1]
 	case "http":
-		p := u.HTTP().Path
+		// The last segment of the http view's Path, read from u.Path
+		// itself: the view would build a new string for it.
+		p := u.Path
+		if i := strings.IndexByte(p, '?'); i >= 0 {
+			p = p[:i]
+		}
 		seg, err := url.Unescape(p[strings.LastIndexByte(p, '/')+1:])
 		if err != nil {
 			return "", err

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/url"
 )
 
 // serveHTTP answers every request on a raw connection with reply(req),
@@ -320,5 +321,32 @@ func TestOutputSpliceStallNotWriteError(t *testing.T) {
 	}
 	if cw.werr != nil {
 		t.Errorf("the stall was recorded as a failed write: %v", cw.werr)
+	}
+}
+
+// -O names an http URL's file by the last segment of its path, decoded,
+// the search part left out; a path that ends in "/" has no file name.
+func TestRemoteNameHTTP(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"http://h/a/b.txt", "b.txt"},
+		{"https://h/b.txt", "b.txt"},
+		{"http://h/a/b.txt?x=/y/z", "b.txt"},
+		{"http://h/b%20c", "b c"},
+		{"http://h/a/b?", "b"},
+		{"http://h/a/", ""},
+		{"http://h/", ""},
+		{"http://h", ""},
+		{"http://h/a/?q=x", ""},
+		{"http://h/%2e%2e", ""},
+		{"http://h/a%2fb", ""},
+	} {
+		u, err := (url.Parser{Lenient: true}).Parse(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := remoteName(u)
+		if got != tt.want || (err == nil) != (tt.want != "") {
+			t.Errorf("remoteName(%s) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -19,8 +18,13 @@ import (
 // of one made, renamed and removed. ok is false where the kernel or the
 // file system cannot (or /proc, which linkUnnamed needs, is not mounted):
 // the caller then uses a named temporary file.
-func createUnnamed(final string) (f *os.File, ok bool) {
-	dir := filepath.Dir(final)
+//
+// dir is final's folder as filepath.Split gives it ("" for the current
+// one).
+func createUnnamed(dir, final string) (f *os.File, ok bool) {
+	if dir == "" {
+		dir = "."
+	}
 	if !procFD() {
 		return nil, false
 	}

@@ -9,7 +9,7 @@ import (
 
 // createUnnamed reports that unnamed files are not made here: the output
 // goes to a named temporary file (see createTemp).
-func createUnnamed(final string) (*os.File, bool) { return nil, false }
+func createUnnamed(dir, final string) (*os.File, bool) { return nil, false }
 
 // linkUnnamed is never called where createUnnamed makes no file.
 func linkUnnamed(t *os.File, final string) error {

@@ -251,7 +251,7 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 // network.
 func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	if e.cfg.menu && !e.cfg.head && ftpDirectory(req.URL) {
-		if name, _ := e.outputName(req.URL); name == "" {
+		if _, name, _ := e.outputName(req.URL); name == "" {
 			return e.ftpMenu(ctx, req), nil
 		}
 	}

@@ -18,6 +18,10 @@ var cleanedDirs sync.Map
 // A process id reused since the kill keeps its file until that process too
 // has gone. FILE.part, kept for -C -, is never one of them.
 func removeStaleParts(dir string) {
+	// A look first: LoadOrStore would copy dir to the heap on every call.
+	if _, done := cleanedDirs.Load(dir); done {
+		return
+	}
 	if _, done := cleanedDirs.LoadOrStore(dir, true); done {
 		return
 	}

@@ -50,36 +50,59 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	if e.msg != nil {
 		req.Message = bytes.NewReader(e.msg)
 	}
+	if !e.resumes() {
+		// The destination is made when the body comes (result); a URL
+		// that cannot have one fails now, before it is fetched.
+		if _, _, err := e.destName(u); err != nil {
+			return nil, err
+		}
+		return req, nil
+	}
 	dest, err := e.dest(u)
 	if err != nil {
 		return nil, err
 	}
-	if dest != nil && dest.resume {
-		off, err := dest.open()
-		dest.abort() // keeps FILE.part: it is reopened when the body comes
-		if err != nil {
-			return nil, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: err}
-		}
-		req.Offset = off
+	if dest == nil {
+		return req, nil // stdout: nothing to resume from
 	}
+	off, err := dest.open()
+	dest.abort() // keeps FILE.part: it is reopened when the body comes
+	if err != nil {
+		return nil, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: err}
+	}
+	req.Offset = off
 	return req, nil
 }
 
+// resumes reports whether a transfer goes on from what a file holds
+// (-C -, not with -I).
+func (e *runEnv) resumes() bool { return e.cfg.resume && !e.cfg.head }
+
 // dest returns the file a URL's bytes go to, or nil for stdout.
 func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
-	name, err := e.outputName(u)
-	if err != nil {
-		return nil, &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err}
+	dir, name, err := e.destName(u)
+	if err != nil || name == "" {
+		return nil, err
 	}
-	if name == "" {
-		return nil, nil
-	}
-	if u.Scheme == "telnet" && !e.cfg.head {
-		return nil, &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage,
-			Err: errors.New("a telnet session runs on the terminal and cannot be saved to a file (drop -o/-O)")}
+	if dir != "" {
+		name = dir + string(os.PathSeparator) + name
 	}
 	// With -I, the metadata goes to the file, as curl writes headers.
-	return &fileOut{final: name, resume: e.cfg.resume && !e.cfg.head, many: e.cfg.output == ""}, nil
+	return &fileOut{final: name, resume: e.resumes(), many: e.cfg.output == ""}, nil
+}
+
+// destName is outputName, or why a URL's bytes cannot go there, as a
+// *fetch.Error.
+func (e *runEnv) destName(u *url.URL) (dir, name string, err error) {
+	dir, name, err = e.outputName(u)
+	if err != nil {
+		return "", "", &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err}
+	}
+	if name != "" && u.Scheme == "telnet" && !e.cfg.head {
+		return "", "", &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage,
+			Err: errors.New("a telnet session runs on the terminal and cannot be saved to a file (drop -o/-O)")}
+	}
+	return dir, name, nil
 }
 
 // onRetry tells of a retry on stderr.
@@ -241,22 +264,20 @@ func (e *runEnv) plans(urls iter.Seq[string]) int {
 }
 
 // outputName returns the file a URL's bytes go to: -o, or with -O the URL's
-// last path segment in --output-dir; "" for stdout.
-func (e *runEnv) outputName(u *url.URL) (string, error) {
+// last path segment, name, in --output-dir, dir; "" for stdout. The two
+// are left apart, for a caller that only looks, to join.
+func (e *runEnv) outputName(u *url.URL) (dir, name string, err error) {
 	if e.cfg.output != "" {
-		return e.cfg.output, nil
+		return "", e.cfg.output, nil
 	}
 	if !e.cfg.remoteName {
-		return "", nil
+		return "", "", nil
 	}
-	name, err := remoteName(u)
+	name, err = remoteName(u)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	if e.cfg.outputDir != "" {
-		return e.cfg.outputDir + string(os.PathSeparator) + name, nil
-	}
-	return name, nil
+	return e.cfg.outputDir, name, nil
 }
 
 // allToFiles reports whether no URL's bytes go to stdout: with -O (and no
