@@ -136,7 +136,7 @@ func BenchmarkReadResponse(b *testing.B) {
 	for b.Loop() {
 		sr.Reset(head)
 		br.Reset(&sr)
-		if _, err := readResponse(br, http.MethodGet); err != nil {
+		if _, err := readResponse(br, http.MethodGet, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

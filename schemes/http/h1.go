@@ -168,10 +168,13 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	// The reply's header, once it has begun, must come whole within the
 	// idle timeout: the deadline is set at the next wait, and kept.
 	pc.lr.arm = r.idle
+	// The body's parts, made at once: its framing by Content-Length is
+	// made in it, and the Handler's body over it is too (see newBody).
+	b := &h1Body{pc: pc, ctx: ctx, idle: r.idle, left: -1}
 	var resp *http.Response
 	for {
 		var err error
-		resp, err = readResponse(pc.br, r.method)
+		resp, err = readResponse(pc.br, r.method, &b.length)
 		if err != nil {
 			if pc.lr.n <= 0 {
 				err = fmt.Errorf("the reply's header exceeds %d bytes", t.maxHeader)
@@ -193,7 +196,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 		pc.release(reuse)
 		return resp, nil
 	}
-	b := &h1Body{rc: resp.Body, pc: pc, ctx: ctx, idle: r.idle, reuse: reuse, left: -1}
+	b.rc, b.reuse = resp.Body, reuse
 	if len(resp.TransferEncoding) == 0 && resp.ContentLength >= 0 {
 		b.left = resp.ContentLength
 	}
@@ -353,6 +356,9 @@ type h1Body struct {
 	reuse bool          // the reply lets the connection be reused
 
 	left int64 // the body's length by Content-Length, -1 for other framings
+
+	length lengthBody // rc, when the body is framed by Content-Length
+	outer  body       // the Handler's body over this one, made with it
 
 	mu     sync.Mutex
 	done   bool // pc is given back or closed

@@ -23,8 +23,10 @@ import (
 // Connection: close, HTTP/1.0). It reads the whole head into memory first
 // and makes one string of it, of which the status and the field values
 // are parts: a few allocations per reply instead of one per line and
-// value. The caller bounds the head by the reader beneath br.
-func readResponse(br *bufio.Reader, method string) (*http.Response, error) {
+// value. The caller bounds the head by the reader beneath br. A body
+// framed by Content-Length is read through lb, when it is not nil: the
+// caller makes it with what holds the body.
+func readResponse(br *bufio.Reader, method string, lb *lengthBody) (*http.Response, error) {
 	head, n, rerr := peekHead(br)
 	resp, err := parseHead(head, rerr != nil)
 	if rerr != nil {
@@ -44,7 +46,7 @@ func readResponse(br *bufio.Reader, method string) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := frame(resp, br, method); err != nil {
+	if err := frame(resp, br, method, lb); err != nil {
 		return nil, err
 	}
 	return resp, nil
@@ -374,7 +376,8 @@ var valueBytes = func() (t [256]bool) {
 // TransferEncoding and Close. It removes the header fields net/http
 // removes: Transfer-Encoding, Content-Length beside chunked (or its
 // duplicates), Connection: close on HTTP/1.1, and Trailer beside chunked.
-func frame(resp *http.Response, br *bufio.Reader, method string) error {
+// A body framed by Content-Length is lb when it is not nil.
+func frame(resp *http.Response, br *bufio.Reader, method string, lb *lengthBody) error {
 	h := resp.Header
 	major, minor := resp.ProtoMajor, resp.ProtoMinor
 	closing := shouldClose(major, minor, h)
@@ -433,7 +436,11 @@ func frame(resp *http.Response, br *bufio.Reader, method string) error {
 	case length == 0:
 		resp.Body = http.NoBody
 	case length > 0:
-		resp.Body = &lengthBody{br: br, left: length}
+		if lb == nil {
+			lb = new(lengthBody)
+		}
+		*lb = lengthBody{br: br, left: length}
+		resp.Body = lb
 	case closing:
 		resp.Body = &untilCloseBody{br: br}
 	default:

@@ -141,7 +141,7 @@ func TestReadResponse(t *testing.T) {
 		for _, rd := range readers {
 			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
 				want := describe(http.ReadResponse(rd.br(tt.in), &http.Request{Method: method}))
-				got := describe(readResponse(rd.br(tt.in), method))
+				got := describe(readResponse(rd.br(tt.in), method, nil))
 				if got != want {
 					t.Errorf("readResponse:\n%s\nnet/http:\n%s", got, want)
 				}
@@ -163,7 +163,7 @@ func FuzzReadResponse(f *testing.F) {
 		}
 		br := func() *bufio.Reader { return bufio.NewReaderSize(strings.NewReader(in), 64<<10) }
 		want := describe(http.ReadResponse(br(), &http.Request{Method: method}))
-		got := describe(readResponse(br(), method))
+		got := describe(readResponse(br(), method, nil))
 		if got != want {
 			t.Errorf("readResponse(%q):\n%s\nnet/http:\n%s", in, got, want)
 		}
@@ -196,7 +196,7 @@ func describe(resp *http.Response, err error) string {
 // so that appending to one leaves the next alone.
 func TestReadResponseHeader(t *testing.T) {
 	in := "HTTP/1.1 200 OK\r\nX-A: 1\r\nX-B: 2\r\nX-C: 3\r\nContent-Length: 0\r\n\r\n"
-	resp, err := readResponse(bufio.NewReader(strings.NewReader(in)), http.MethodGet)
+	resp, err := readResponse(bufio.NewReader(strings.NewReader(in)), http.MethodGet, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestReadResponseNext(t *testing.T) {
 		code int
 		body string
 	}{{200, "ok"}, {404, "!"}, {204, ""}} {
-		resp, err := readResponse(br, http.MethodGet)
+		resp, err := readResponse(br, http.MethodGet, nil)
 		if err != nil {
 			t.Fatalf("reply %d: %v", i, err)
 		}
@@ -225,7 +225,7 @@ func TestReadResponseNext(t *testing.T) {
 			t.Errorf("reply %d: %d %q %v, want %d %q", i, resp.StatusCode, body, err, want.code, want.body)
 		}
 	}
-	if _, err := readResponse(br, http.MethodGet); !errors.Is(err, io.ErrUnexpectedEOF) {
+	if _, err := readResponse(br, http.MethodGet, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("after the last reply: %v, want io.ErrUnexpectedEOF", err)
 	}
 }
