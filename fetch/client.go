@@ -126,11 +126,12 @@ func redactedInput(err error, raw string) string {
 // URL; errors read from the Body are too. The slot is released when the
 // Body is closed.
 func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
-	h, r, err := c.prepare("fetch", req)
+	h, cl, err := c.prepare("fetch", req)
 	if err != nil {
 		return nil, err
 	}
-	slot, err := c.hold(ctx, h, r)
+	r := &cl.r
+	slot, err := c.hold(ctx, h, cl)
 	if err != nil {
 		return nil, c.decorate("fetch", r.URL, err)
 	}
@@ -154,15 +155,16 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 // handler's Lister, with the same policy, defaults and per-host slot as
 // Do; the slot is released when the Listing is closed.
 func (c *Client) List(ctx context.Context, req *Request) (*Listing, error) {
-	h, r, err := c.prepare("list", req)
+	h, cl, err := c.prepare("list", req)
 	if err != nil {
 		return nil, err
 	}
+	r := &cl.r
 	lh, ok := h.(Lister)
 	if !ok {
 		return nil, c.decorate("list", r.URL, Errorf(Unsupported, "the %s handler cannot list entries", r.URL.Scheme))
 	}
-	slot, err := c.hold(ctx, h, r)
+	slot, err := c.hold(ctx, h, cl)
 	if err != nil {
 		return nil, c.decorate("list", r.URL, err)
 	}
@@ -184,10 +186,11 @@ func (c *Client) List(ctx context.Context, req *Request) (*Listing, error) {
 // Plan returns the protocol lines the request means, without touching the
 // network, from the handler's Planner.
 func (c *Client) Plan(req *Request) ([]string, error) {
-	h, r, err := c.prepare("plan", req)
+	h, cl, err := c.prepare("plan", req)
 	if err != nil {
 		return nil, err
 	}
+	r := &cl.r
 	p, ok := h.(Planner)
 	if !ok {
 		return nil, c.decorate("plan", r.URL, Errorf(Unsupported, "the %s handler cannot plan without connecting", r.URL.Scheme))
@@ -199,9 +202,18 @@ func (c *Client) Plan(req *Request) ([]string, error) {
 	return lines, nil
 }
 
-// prepare finds req's handler, applies the policy, and returns the copy of
-// req the handler gets.
-func (c *Client) prepare(op string, req *Request) (Handler, *Request, error) {
+// call is the Client's copy of a request, the one its handler gets, with
+// what belongs to that copy alone, in one allocation: the chain it starts
+// (a hop shares its first request's instead) and the slot it holds.
+type call struct {
+	r     Request
+	chain chain
+	held  heldSlot
+}
+
+// prepare finds req's handler, applies the policy, and returns the call
+// whose request the handler gets.
+func (c *Client) prepare(op string, req *Request) (Handler, *call, error) {
 	if req == nil || req.URL == nil {
 		return nil, nil, &Error{Op: op, Kind: Usage, Err: errors.New("request without a URL")}
 	}
@@ -221,13 +233,8 @@ func (c *Client) prepare(op string, req *Request) (Handler, *Request, error) {
 			return nil, nil, c.decorate(op, u, Errorf(Unsupported, "scheme %q is not supported by this client", u.Scheme))
 		}
 	}
-	// The copy and its chain in one allocation: the chain is new unless
-	// req is a hop, which shares its first request's.
-	p := &struct {
-		r Request
-		c chain
-	}{r: *req}
-	r := &p.r
+	cl := &call{r: *req}
+	r := &cl.r
 	if r.User == nil && !r.Hop {
 		r.User = c.User
 	}
@@ -255,9 +262,9 @@ func (c *Client) prepare(op string, req *Request) (Handler, *Request, error) {
 	r.dialer = c.DialContext
 	r.resolver = c.Resolver
 	if r.chain == nil {
-		r.chain = &p.c
+		r.chain = &cl.chain
 	}
-	return h, r, nil
+	return h, cl, nil
 }
 
 // decorate returns err as an *Error carrying op and the redacted URL,

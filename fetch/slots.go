@@ -76,32 +76,33 @@ func (hs *heldSlot) release() {
 	hs.c.leave(hs.key, hs.s)
 }
 
-// hold acquires the request's slot and records it on r, first freeing the
-// slot of the request r is a hop from: the transfer has moved on to r's
-// host, and holding both could deadlock two transfers that redirect into
-// each other's hosts.
-func (c *Client) hold(ctx context.Context, h Handler, r *Request) (*heldSlot, error) {
+// hold acquires the slot of cl's request and records it on the request,
+// first freeing the slot of the request it is a hop from: the transfer
+// has moved on to this request's host, and holding both could deadlock
+// two transfers that redirect into each other's hosts.
+func (c *Client) hold(ctx context.Context, h Handler, cl *call) (*heldSlot, error) {
+	r := &cl.r
 	if r.Hop && r.slot != nil {
 		r.slot.release()
 	}
 	r.slot = nil
-	hs, err := c.acquire(ctx, h, r)
-	if err != nil {
+	if err := c.acquire(ctx, h, r, &cl.held); err != nil {
 		return nil, err
 	}
-	r.slot = hs
-	return hs, nil
+	r.slot = &cl.held
+	return r.slot, nil
 }
 
-// acquire waits for a transfer slot to the request's address.
-func (c *Client) acquire(ctx context.Context, h Handler, r *Request) (*heldSlot, error) {
+// acquire waits for a transfer slot to the request's address, and
+// records it in hs.
+func (c *Client) acquire(ctx context.Context, h Handler, r *Request, hs *heldSlot) error {
 	n := c.PerHost
 	if n == 0 {
 		n = 2
 	}
 	key, ok := address(h, r)
 	if n < 0 || !ok {
-		return &heldSlot{}, nil
+		return nil // hs.s is nil: no limit to count against
 	}
 	c.mu.Lock()
 	if c.hosts == nil {
@@ -121,10 +122,11 @@ func (c *Client) acquire(ctx context.Context, h Handler, r *Request) (*heldSlot,
 		case s.sem <- struct{}{}:
 		case <-ctx.Done():
 			c.leave(key, s)
-			return nil, Wrap(KindOf(context.Cause(ctx)), fmt.Errorf("waiting for a connection slot to %s: %w", key, context.Cause(ctx)))
+			return Wrap(KindOf(context.Cause(ctx)), fmt.Errorf("waiting for a connection slot to %s: %w", key, context.Cause(ctx)))
 		}
 	}
-	return &heldSlot{c: c, key: key, s: s}, nil
+	hs.c, hs.key, hs.s = c, key, s
+	return nil
 }
 
 // leave drops one user of s, and s itself when it has none left.
