@@ -125,7 +125,7 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 	if !ok {
 		return nil, errHeadCut
 	}
-	resp := &http.Response{}
+	var resp http.Response // made on the heap with its values, below
 	proto, status, ok := strings.Cut(line, " ")
 	if !ok {
 		return nil, badString("malformed HTTP response", line)
@@ -208,7 +208,21 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 		fields = append(fields, header{key, trimLeft(v)})
 	}
 	h := make(http.Header, len(fields))
-	vals := make([]string, len(fields)) // one backing array, a value for each name
+	// One backing array, a value for each name; for a head of a few
+	// fields, in the Response's allocation.
+	var (
+		r    *http.Response
+		vals []string
+	)
+	if len(fields) <= 10 {
+		rv := new(struct {
+			resp http.Response
+			vals [10]string
+		})
+		r, vals = &rv.resp, rv.vals[:len(fields)]
+	} else {
+		r, vals = new(http.Response), make([]string, len(fields))
+	}
 	few := len(fields) <= len(stack)
 	pragma := false
 	for i, f := range fields {
@@ -232,12 +246,13 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 		}
 	}
 	resp.Header = h
+	*r = resp
 	if pragma && h["Pragma"][0] == "no-cache" {
 		if _, ok := h["Cache-Control"]; !ok {
 			h["Cache-Control"] = []string{"no-cache"}
 		}
 	}
-	return resp, nil
+	return r, nil
 }
 
 // nextLine splits off the first line of s, without its LF or CRLF, as
