@@ -424,14 +424,16 @@ func frame(resp *http.Response, br *bufio.Reader, method string, lb *lengthBody)
 			return err
 		}
 	}
-	if vv, ok := h["Trailer"]; ok && chunked {
+	var trailer []string // looked up only beside chunked
+	if chunked {
+		trailer = h["Trailer"]
 		delete(h, "Trailer")
-		for _, v := range vv {
-			for f := range strings.SplitSeq(v, ",") {
-				switch k := http.CanonicalHeaderKey(textproto.TrimString(f)); k {
-				case "Transfer-Encoding", "Trailer", "Content-Length":
-					return badString("bad trailer key", k)
-				}
+	}
+	for _, v := range trailer {
+		for f := range strings.SplitSeq(v, ",") {
+			switch k := http.CanonicalHeaderKey(textproto.TrimString(f)); k {
+			case "Transfer-Encoding", "Trailer", "Content-Length":
+				return badString("bad trailer key", k)
 			}
 		}
 	}
@@ -491,7 +493,7 @@ func shouldClose(major, minor int, h http.Header) bool {
 func hasToken(values []string, token string) bool {
 	for _, v := range values {
 		for f := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.Trim(f, " \t"), token) {
+			if strings.EqualFold(trim(f), token) {
 				return true
 			}
 		}
