@@ -340,9 +340,10 @@ func appendField(b []byte, name, value string) []byte {
 // fieldValue is a header value as net/http writes it: line breaks as
 // spaces, leading and trailing space and tabs trimmed.
 func fieldValue(v string) string {
-	if strings.ContainsAny(v, "\r\n") {
-		v = strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
+	if strings.IndexByte(v, '\r') < 0 && strings.IndexByte(v, '\n') < 0 {
+		return trim(v) // spaces and tabs: no CR or LF to trim
 	}
+	v = strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
 	return strings.Trim(v, " \t\r\n")
 }
 

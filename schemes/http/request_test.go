@@ -29,3 +29,23 @@ func TestHostHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldValue: fieldValue writes a value as net/http does, line breaks
+// as spaces, white space trimmed at both ends.
+func TestFieldValue(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"gzip", "gzip"},
+		{" \t gzip \t ", "gzip"},
+		{"a b\tc", "a b\tc"},
+		{"a\r\nb", "a  b"},
+		{"\r\n a \n", "a"},
+		{"\ra\r", "a"},
+		{" \t\r\n", ""},
+	}
+	for _, tt := range tests {
+		if got := fieldValue(tt.in); got != tt.want {
+			t.Errorf("fieldValue(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

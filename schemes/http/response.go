@@ -210,9 +210,7 @@ func plainMediaType(ct string) bool {
 		c := ct[i]
 		switch {
 		case i == slash:
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
+		case !tokenBytes[c] || 'A' <= c && c <= 'Z':
 			return false
 		}
 	}
