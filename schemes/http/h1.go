@@ -44,7 +44,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 type h1Request struct {
 	req    *fetch.Request // dials, and judges a reused connection
 	method string
-	uri    string   // the request-target
+	path   string   // the request-target less its leading "/" (see requestURI)
 	host   string   // the Host field
 	fields []header // as headers returns them
 	gz     bool     // ask for gzip (Accept-Encoding) and decode it
@@ -130,7 +130,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 		if reused {
 			tr.Notef("reusing the connection to %s", pc.conn.RemoteAddr())
 		}
-		tr.Send(r.method + " " + r.uri + " HTTP/1.1")
+		tr.Send(r.method + " /" + r.path + " HTTP/1.1")
 	}
 	if err := ctx.Err(); err != nil {
 		pc.close()
@@ -277,8 +277,8 @@ func reqWriteExclude(k string) bool {
 // trace.
 func appendRequest(b []byte, r *h1Request) []byte {
 	b = append(b, r.method...)
-	b = append(b, ' ')
-	b = append(b, r.uri...)
+	b = append(b, " /"...)
+	b = append(b, r.path...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, r.host...)
 	b = append(b, "\r\n"...)
