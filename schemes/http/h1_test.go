@@ -497,11 +497,10 @@ func TestH1IdleExpiry(t *testing.T) {
 	take("before a long use")
 	time.Sleep(idle * 3 / 2)
 	p.put(pc)
-	last := time.Now()
 	time.Sleep(idle / 10)
 	take("after a long use")
 	p.put(pc)
-	last = time.Now()
+	last := time.Now()
 	select {
 	case at := <-closed:
 		if d := at.Sub(last); d < idle {
