@@ -10,12 +10,12 @@ import (
 // body decorates a handler's Body: read errors name the URL, and Close
 // releases the per-host slot once.
 type body struct {
-	rc      io.ReadCloser
-	release func()
-	c       *Client
-	u       *url.URL
-	once    sync.Once
-	cerr    error
+	rc   io.ReadCloser
+	slot *heldSlot
+	c    *Client
+	u    *url.URL
+	once sync.Once
+	cerr error
 }
 
 // writableBody is a body whose handler's Body is also an io.Writer (a
@@ -23,8 +23,8 @@ type body struct {
 // io.Copy and type assertions see what the handler offers.
 type writableBody struct{ *body }
 
-func wrapBody(rc io.ReadCloser, release func(), c *Client, u *url.URL) io.ReadCloser {
-	b := &body{rc: rc, release: release, c: c, u: u}
+func wrapBody(rc io.ReadCloser, slot *heldSlot, c *Client, u *url.URL) io.ReadCloser {
+	b := &body{rc: rc, slot: slot, c: c, u: u}
 	if _, ok := rc.(io.Writer); ok {
 		return writableBody{b}
 	}
@@ -45,7 +45,7 @@ func (b *body) Close() error {
 		if b.cerr != nil {
 			b.cerr = b.c.decorate("close", b.u, b.cerr)
 		}
-		b.release()
+		b.slot.release()
 	})
 	return b.cerr
 }

@@ -53,7 +53,7 @@ type Client struct {
 
 	mu       sync.Mutex
 	handlers map[string]Handler
-	hosts    map[string]*slots
+	hosts    map[slotKey]*slots
 	trace    *Trace
 }
 
@@ -126,27 +126,28 @@ func redactedInput(err error, raw string) string {
 // URL; errors read from the Body are too. The slot is released when the
 // Body is closed.
 func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
-	h, r, err := c.prepare("fetch", req)
+	h, cl, err := c.prepare("fetch", req)
 	if err != nil {
 		return nil, err
 	}
-	release, err := c.hold(ctx, h, r)
+	r := &cl.r
+	slot, err := c.hold(ctx, h, cl)
 	if err != nil {
 		return nil, c.decorate("fetch", r.URL, err)
 	}
 	res, err := h.Fetch(ctx, r)
 	if err != nil {
-		release()
+		slot.release()
 		return nil, c.decorate("fetch", r.URL, err)
 	}
 	if res == nil || res.Body == nil {
-		release()
+		slot.release()
 		return nil, c.decorate("fetch", r.URL, Errorf(Other, "the %s handler broke its contract: no resource or no body, and no error", r.URL.Scheme))
 	}
 	if res.URL == nil {
 		res.URL = r.URL
 	}
-	res.Body = wrapBody(res.Body, release, c, r.URL)
+	res.Body = wrapBody(res.Body, slot, c, r.URL)
 	return res, nil
 }
 
@@ -154,40 +155,42 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 // handler's Lister, with the same policy, defaults and per-host slot as
 // Do; the slot is released when the Listing is closed.
 func (c *Client) List(ctx context.Context, req *Request) (*Listing, error) {
-	h, r, err := c.prepare("list", req)
+	h, cl, err := c.prepare("list", req)
 	if err != nil {
 		return nil, err
 	}
+	r := &cl.r
 	lh, ok := h.(Lister)
 	if !ok {
 		return nil, c.decorate("list", r.URL, Errorf(Unsupported, "the %s handler cannot list entries", r.URL.Scheme))
 	}
-	release, err := c.hold(ctx, h, r)
+	slot, err := c.hold(ctx, h, cl)
 	if err != nil {
 		return nil, c.decorate("list", r.URL, err)
 	}
 	l, err := lh.List(ctx, r)
 	if err != nil {
-		release()
+		slot.release()
 		return nil, c.decorate("list", r.URL, err)
 	}
 	if l == nil {
-		release()
+		slot.release()
 		return nil, c.decorate("list", r.URL, Errorf(Other, "the %s handler broke its contract: no listing and no error", r.URL.Scheme))
 	}
 	u := r.URL
 	l.decorate = func(op string, err error) error { return c.decorate(op, u, err) }
-	l.release = release
+	l.release = slot.release
 	return l, nil
 }
 
 // Plan returns the protocol lines the request means, without touching the
 // network, from the handler's Planner.
 func (c *Client) Plan(req *Request) ([]string, error) {
-	h, r, err := c.prepare("plan", req)
+	h, cl, err := c.prepare("plan", req)
 	if err != nil {
 		return nil, err
 	}
+	r := &cl.r
 	p, ok := h.(Planner)
 	if !ok {
 		return nil, c.decorate("plan", r.URL, Errorf(Unsupported, "the %s handler cannot plan without connecting", r.URL.Scheme))
@@ -199,9 +202,18 @@ func (c *Client) Plan(req *Request) ([]string, error) {
 	return lines, nil
 }
 
-// prepare finds req's handler, applies the policy, and returns the copy of
-// req the handler gets.
-func (c *Client) prepare(op string, req *Request) (Handler, *Request, error) {
+// call is the Client's copy of a request, the one its handler gets, with
+// what belongs to that copy alone, in one allocation: the chain it starts
+// (a hop shares its first request's instead) and the slot it holds.
+type call struct {
+	r     Request
+	chain chain
+	held  heldSlot
+}
+
+// prepare finds req's handler, applies the policy, and returns the call
+// whose request the handler gets.
+func (c *Client) prepare(op string, req *Request) (Handler, *call, error) {
 	if req == nil || req.URL == nil {
 		return nil, nil, &Error{Op: op, Kind: Usage, Err: errors.New("request without a URL")}
 	}
@@ -221,7 +233,8 @@ func (c *Client) prepare(op string, req *Request) (Handler, *Request, error) {
 			return nil, nil, c.decorate(op, u, Errorf(Unsupported, "scheme %q is not supported by this client", u.Scheme))
 		}
 	}
-	r := *req
+	cl := &call{r: *req}
+	r := &cl.r
 	if r.User == nil && !r.Hop {
 		r.User = c.User
 	}
@@ -249,9 +262,9 @@ func (c *Client) prepare(op string, req *Request) (Handler, *Request, error) {
 	r.dialer = c.DialContext
 	r.resolver = c.Resolver
 	if r.chain == nil {
-		r.chain = new(chain)
+		r.chain = &cl.chain
 	}
-	return h, &r, nil
+	return h, cl, nil
 }
 
 // decorate returns err as an *Error carrying op and the redacted URL,

@@ -399,3 +399,43 @@ func TestClientReplace(t *testing.T) {
 		t.Errorf("fetched %q through the replaced handler, want %q", b, "2")
 	}
 }
+
+// addresser is a handler that names the address its requests dial.
+type addresser struct {
+	HandlerFunc
+	addr string
+}
+
+func (a addresser) Address(*Request) string { return a.addr }
+
+// TestClientAddresserSlot checks that a request whose handler names its
+// address counts against the same per-host limit as a URL naming that
+// host and port, and that a wait for it names the address.
+func TestClientAddresserSlot(t *testing.T) {
+	for _, tt := range []struct{ addr, url, wait string }{
+		{"news.example:119", "nntp://news.example/x", "news.example:119"},
+		{"news.example:119", "nntp://news.example:119/x", "news.example:119"},
+		{"[::1]:119", "nntp://[::1]/x", "[::1]:119"},
+		{"not an address", "", "not an address"},
+	} {
+		c := &Client{PerHost: 1, Parser: url.Parser{Lenient: true}}
+		h := staticHandler("x")
+		c.Register("news", addresser{HandlerFunc: h, addr: tt.addr})
+		c.Register("nntp", h)
+		first := "news:one@example.org"
+		if tt.url != "" {
+			first = tt.url
+		}
+		res, err := c.Fetch(context.Background(), first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err = c.Fetch(ctx, "news:two@example.org")
+		if err == nil || !strings.Contains(err.Error(), "slot to "+tt.wait+":") {
+			t.Errorf("%s after %s: %v, want a wait for a slot to %s", tt.addr, first, err, tt.wait)
+		}
+		res.Body.Close()
+	}
+}

@@ -226,17 +226,23 @@ func (r *Request) allowed(host string, a netip.Addr) error {
 	if !isPrivate(a) {
 		return nil
 	}
+	if r.policy.DenyPrivate {
+		return Errorf(Refused, "%s is a private, loopback, link-local or multicast address", addrText(host, a))
+	}
+	if r.chain.reachedPublic() {
+		return Errorf(Refused, "%s is a private address, reached from a public one", addrText(host, a))
+	}
+	return nil
+}
+
+// addrText names a resolved address in an error: the host, and the
+// address when the host is a name.
+func addrText(host string, a netip.Addr) string {
 	what := a.String()
 	if host != what {
 		what = host + " (" + what + ")"
 	}
-	if r.policy.DenyPrivate {
-		return Errorf(Refused, "%s is a private, loopback, link-local or multicast address", what)
-	}
-	if r.chain.reachedPublic() {
-		return Errorf(Refused, "%s is a private address, reached from a public one", what)
-	}
-	return nil
+	return what
 }
 
 // dialError classifies a failed dial: the context's cause when it is done

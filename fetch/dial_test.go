@@ -312,10 +312,11 @@ func TestCheckReuse(t *testing.T) {
 	n.serve(t, "192.0.2.10:8080", "public")
 	c := &Client{DialContext: n.DialContext, Resolver: n}
 	c.Register("http", staticHandler(""))
-	_, first, err := c.prepare("fetch", &Request{URL: mustParse(t, "http://inside.test:8080/")})
+	_, cl, err := c.prepare("fetch", &Request{URL: mustParse(t, "http://inside.test:8080/")})
 	if err != nil {
 		t.Fatal(err)
 	}
+	first := &cl.r
 	conn, err := first.Dial(context.Background(), "tcp", "inside.test:8080")
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +328,8 @@ func TestCheckReuse(t *testing.T) {
 
 	// A request that has reached a public address, and its hops, may not
 	// reuse a connection to a private one.
-	_, pub, _ := c.prepare("fetch", &Request{URL: mustParse(t, "http://example.test:8080/")})
+	_, pcl, _ := c.prepare("fetch", &Request{URL: mustParse(t, "http://example.test:8080/")})
+	pub := &pcl.r
 	pc, err := pub.Dial(context.Background(), "tcp", "example.test:8080")
 	if err != nil {
 		t.Fatal(err)

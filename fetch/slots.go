@@ -3,7 +3,9 @@ package fetch
 import (
 	"context"
 	"fmt"
-	"sync"
+	"net"
+	"strconv"
+	"sync/atomic"
 )
 
 // An Addresser is a Handler that can name the address ("host:port") a
@@ -22,55 +24,89 @@ type slots struct {
 	users int
 }
 
+// slotKey is the address a transfer counts against: a URL's host and
+// effective port, or what an Addresser names, split the same way.
+type slotKey struct {
+	host string
+	port int // -1 for an Addresser's address that is not host:port
+}
+
+func (k slotKey) String() string {
+	if k.port < 0 {
+		return k.host
+	}
+	return net.JoinHostPort(k.host, strconv.Itoa(k.port))
+}
+
 // address returns the address the request's transfer counts against: the
-// handler's word when it is an Addresser, else the URL's host:port; ""
-// for URLs without a host (file:).
-func address(h Handler, r *Request) string {
+// handler's word when it is an Addresser, else the URL's host:port; ok is
+// false for URLs without a host (file:).
+func address(h Handler, r *Request) (key slotKey, ok bool) {
 	if a, ok := h.(Addresser); ok {
 		if addr := a.Address(r); addr != "" {
-			return addr
+			host, port, err := net.SplitHostPort(addr)
+			if n, perr := strconv.Atoi(port); err == nil && perr == nil {
+				return slotKey{host, n}, true
+			}
+			return slotKey{addr, -1}, true
 		}
 	}
 	if r.URL.Host == "" {
-		return ""
+		return slotKey{}, false
 	}
-	return r.URL.HostPort()
+	return slotKey{r.URL.Host, r.URL.EffectivePort()}, true
 }
 
 // heldSlot is a slot a request holds, freed once by whichever comes first:
 // the close of its Body, or a hop made from it taking a slot of its own.
-type heldSlot struct{ release func() }
+// Its s is nil when the request counts against no limit.
+type heldSlot struct {
+	c    *Client
+	key  slotKey
+	s    *slots
+	done atomic.Bool
+}
 
-// hold acquires the request's slot and records it on r, first freeing the
-// slot of the request r is a hop from: the transfer has moved on to r's
-// host, and holding both could deadlock two transfers that redirect into
-// each other's hosts.
-func (c *Client) hold(ctx context.Context, h Handler, r *Request) (release func(), err error) {
+// release frees the slot; it is safe to call more than once.
+func (hs *heldSlot) release() {
+	if hs.s == nil || !hs.done.CompareAndSwap(false, true) {
+		return
+	}
+	<-hs.s.sem
+	hs.c.leave(hs.key, hs.s)
+}
+
+// hold acquires the slot of cl's request and records it on the request,
+// first freeing the slot of the request it is a hop from: the transfer
+// has moved on to this request's host, and holding both could deadlock
+// two transfers that redirect into each other's hosts.
+func (c *Client) hold(ctx context.Context, h Handler, cl *call) (*heldSlot, error) {
+	r := &cl.r
 	if r.Hop && r.slot != nil {
 		r.slot.release()
 	}
 	r.slot = nil
-	release, err = c.acquire(ctx, h, r)
-	if err != nil {
+	if err := c.acquire(ctx, h, r, &cl.held); err != nil {
 		return nil, err
 	}
-	r.slot = &heldSlot{release: release}
-	return release, nil
+	r.slot = &cl.held
+	return r.slot, nil
 }
 
-// acquire waits for a transfer slot to the request's address.
-func (c *Client) acquire(ctx context.Context, h Handler, r *Request) (release func(), err error) {
+// acquire waits for a transfer slot to the request's address, and
+// records it in hs.
+func (c *Client) acquire(ctx context.Context, h Handler, r *Request, hs *heldSlot) error {
 	n := c.PerHost
 	if n == 0 {
 		n = 2
 	}
-	key := address(h, r)
-	if n < 0 || key == "" {
-		return func() {}, nil
+	key, ok := address(h, r)
+	if n < 0 || !ok {
+		return nil // hs.s is nil: no limit to count against
 	}
 	c.mu.Lock()
 	if c.hosts == nil {
-		c.hosts = make(map[string]*slots)
+		c.hosts = make(map[slotKey]*slots)
 	}
 	s, ok := c.hosts[key]
 	if !ok {
@@ -80,22 +116,21 @@ func (c *Client) acquire(ctx context.Context, h Handler, r *Request) (release fu
 	s.users++
 	c.mu.Unlock()
 	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		c.leave(key, s)
-		return nil, Wrap(KindOf(context.Cause(ctx)), fmt.Errorf("waiting for a connection slot to %s: %w", key, context.Cause(ctx)))
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			<-s.sem
+	case s.sem <- struct{}{}: // a slot free at once, without a select's cost
+	default:
+		select {
+		case s.sem <- struct{}{}:
+		case <-ctx.Done():
 			c.leave(key, s)
-		})
-	}, nil
+			return Wrap(KindOf(context.Cause(ctx)), fmt.Errorf("waiting for a connection slot to %s: %w", key, context.Cause(ctx)))
+		}
+	}
+	hs.c, hs.key, hs.s = c, key, s
+	return nil
 }
 
 // leave drops one user of s, and s itself when it has none left.
-func (c *Client) leave(key string, s *slots) {
+func (c *Client) leave(key slotKey, s *slots) {
 	c.mu.Lock()
 	s.users--
 	if s.users == 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/url"
 )
 
 // BenchmarkFetch measures a whole fetch of a 16 MiB body from an
@@ -61,9 +62,51 @@ func BenchmarkSmall(b *testing.B) {
 // client's: a 1 KiB body on a reused connection, as -O of many small
 // files fetches it.
 func BenchmarkSmallClient(b *testing.B) {
-	reply := "HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Type: application/octet-stream\r\nContent-Length: 1024\r\n" +
-		"Last-Modified: Mon, 23 Nov 2026 19:39:08 GMT\r\nETag: \"6b049674-400\"\r\nAccept-Ranges: bytes\r\n\r\n" + strings.Repeat("x", 1024)
-	addr := fetchtest.Serve(b, func(c net.Conn) {
+	h := newHandler(b)
+	u := parse(b, "http://"+cannedServer(b)+"/small/f0001.bin")
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := h.Fetch(context.Background(), &fetch.Request{URL: u})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if err != nil || n != 1024 {
+			b.Fatalf("copied %d bytes, %v", n, err)
+		}
+	}
+}
+
+// BenchmarkSmallDo is BenchmarkSmallClient through a fetch.Client's Do,
+// with the handler configured as schemes.Register configures it: the
+// per-request cost of the library's whole path.
+func BenchmarkSmallDo(b *testing.B) {
+	c := &fetch.Client{}
+	h := &Handler{Redirect: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) }}
+	c.Register("http", h)
+	b.Cleanup(func() { c.Close() })
+	u := parse(b, "http://"+cannedServer(b)+"/small/f0001.bin")
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := c.Do(context.Background(), &fetch.Request{URL: u})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if err != nil || n != 1024 {
+			b.Fatalf("copied %d bytes, %v", n, err)
+		}
+	}
+}
+
+// cannedServer starts a server that answers every request with the
+// same reply, as nginx gives a small file, and returns its address.
+func cannedServer(b *testing.B) string {
+	reply := "HTTP/1.1 200 OK\r\nServer: nginx\r\nDate: Mon, 23 Nov 2026 19:40:00 GMT\r\nContent-Type: application/octet-stream\r\nContent-Length: 1024\r\n" +
+		"Last-Modified: Mon, 23 Nov 2026 19:39:08 GMT\r\nConnection: keep-alive\r\nETag: \"6b049674-400\"\r\nAccept-Ranges: bytes\r\n\r\n" + strings.Repeat("x", 1024)
+	return fetchtest.Serve(b, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		for {
 			for {
@@ -80,18 +123,30 @@ func BenchmarkSmallClient(b *testing.B) {
 			}
 		}
 	})
-	h := newHandler(b)
-	u := parse(b, "http://"+addr+"/small/f0001.bin")
+}
+
+// BenchmarkReadResponse measures reading and framing the head of a small
+// file's reply as nginx sends it.
+func BenchmarkReadResponse(b *testing.B) {
+	head := "HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nDate: Tue, 24 Nov 2026 00:04:45 GMT\r\nContent-Type: application/octet-stream\r\nContent-Length: 1024\r\n" +
+		"Last-Modified: Tue, 24 Nov 2026 00:04:17 GMT\r\nConnection: keep-alive\r\nETag: \"6b04d481-400\"\r\nAccept-Ranges: bytes\r\n\r\n"
+	var sr strings.Reader
+	br := bufio.NewReaderSize(&sr, 4<<10)
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := h.Fetch(context.Background(), &fetch.Request{URL: u})
-		if err != nil {
+		sr.Reset(head)
+		br.Reset(&sr)
+		if _, err := readResponse(br, http.MethodGet, nil); err != nil {
 			b.Fatal(err)
 		}
-		n, err := io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if err != nil || n != 1024 {
-			b.Fatalf("copied %d bytes, %v", n, err)
+	}
+}
+
+// BenchmarkParseTime measures parsing a Last-Modified value.
+func BenchmarkParseTime(b *testing.B) {
+	for b.Loop() {
+		if _, err := parseTime("Tue, 24 Nov 2026 00:04:17 GMT"); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -34,7 +34,14 @@ func newBody(rc io.ReadCloser, ctx context.Context, cancel context.CancelCauseFu
 	if idle <= 0 {
 		idle = 60 * time.Second
 	}
-	return &body{rc: rc, ctx: ctx, cancel: cancel, wd: wd, idle: idle}
+	var b *body
+	if hb, ok := rc.(*h1Body); ok {
+		b = &hb.outer // made with it, in one allocation
+	} else {
+		b = new(body)
+	}
+	b.rc, b.ctx, b.cancel, b.wd, b.idle = rc, ctx, cancel, wd, idle
+	return b
 }
 
 // Read reads from the reply within the idle timeout.

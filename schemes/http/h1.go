@@ -44,7 +44,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 type h1Request struct {
 	req    *fetch.Request // dials, and judges a reused connection
 	method string
-	uri    string   // the request-target
+	path   string   // the request-target less its leading "/" (see requestURI)
 	host   string   // the Host field
 	fields []header // as headers returns them
 	gz     bool     // ask for gzip (Accept-Encoding) and decode it
@@ -130,7 +130,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 		if reused {
 			tr.Notef("reusing the connection to %s", pc.conn.RemoteAddr())
 		}
-		tr.Send(r.method + " " + r.uri + " HTTP/1.1")
+		tr.Send(r.method + " /" + r.path + " HTTP/1.1")
 	}
 	if err := ctx.Err(); err != nil {
 		pc.close()
@@ -168,10 +168,13 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	// The reply's header, once it has begun, must come whole within the
 	// idle timeout: the deadline is set at the next wait, and kept.
 	pc.lr.arm = r.idle
+	// The body's parts, made at once: its framing by Content-Length is
+	// made in it, and the Handler's body over it is too (see newBody).
+	b := &h1Body{pc: pc, ctx: ctx, idle: r.idle, left: -1}
 	var resp *http.Response
 	for {
 		var err error
-		resp, err = readResponse(pc.br, r.method)
+		resp, err = readResponse(pc.br, r.method, &b.length)
 		if err != nil {
 			if pc.lr.n <= 0 {
 				err = fmt.Errorf("the reply's header exceeds %d bytes", t.maxHeader)
@@ -193,12 +196,12 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 		pc.release(reuse)
 		return resp, nil
 	}
-	b := &h1Body{rc: resp.Body, pc: pc, ctx: ctx, idle: r.idle, reuse: reuse, left: -1}
+	b.rc, b.reuse = resp.Body, reuse
 	if len(resp.TransferEncoding) == 0 && resp.ContentLength >= 0 {
 		b.left = resp.ContentLength
 	}
 	resp.Body = b
-	if r.gz && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+	if r.gz && strings.EqualFold(field(resp.Header, "Content-Encoding"), "gzip") {
 		resp.Body = &gzipBody{body: b}
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")
@@ -274,8 +277,8 @@ func reqWriteExclude(k string) bool {
 // trace.
 func appendRequest(b []byte, r *h1Request) []byte {
 	b = append(b, r.method...)
-	b = append(b, ' ')
-	b = append(b, r.uri...)
+	b = append(b, " /"...)
+	b = append(b, r.path...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, r.host...)
 	b = append(b, "\r\n"...)
@@ -337,9 +340,10 @@ func appendField(b []byte, name, value string) []byte {
 // fieldValue is a header value as net/http writes it: line breaks as
 // spaces, leading and trailing space and tabs trimmed.
 func fieldValue(v string) string {
-	if strings.ContainsAny(v, "\r\n") {
-		v = strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
+	if strings.IndexByte(v, '\r') < 0 && strings.IndexByte(v, '\n') < 0 {
+		return trim(v) // spaces and tabs: no CR or LF to trim
 	}
+	v = strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
 	return strings.Trim(v, " \t\r\n")
 }
 
@@ -353,6 +357,9 @@ type h1Body struct {
 	reuse bool          // the reply lets the connection be reused
 
 	left int64 // the body's length by Content-Length, -1 for other framings
+
+	length lengthBody // rc, when the body is framed by Content-Length
+	outer  body       // the Handler's body over this one, made with it
 
 	mu     sync.Mutex
 	done   bool // pc is given back or closed

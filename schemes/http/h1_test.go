@@ -459,3 +459,57 @@ func TestH1ContextTie(t *testing.T) {
 		t.Errorf("%d connections, want 2", n)
 	}
 }
+
+// TestH1IdleExpiry checks that a pooled connection is closed once it has
+// idled the pool's idle time, and not before: not while it is taken and
+// put back often, nor idleTime after its first put when it was in use
+// meanwhile.
+func TestH1IdleExpiry(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	p := &h1Pool{max: 1, idleTime: idle}
+	ctx := context.Background()
+	c1, c2 := net.Pipe()
+	defer c2.Close()
+	closed := make(chan time.Time, 1)
+	go func() {
+		io.Copy(io.Discard, c2)
+		closed <- time.Now()
+	}()
+	if pc, _, err := p.get(ctx, "k"); pc != nil || err != nil {
+		t.Fatalf("get of an empty pool = %v, %v", pc, err)
+	}
+	pc := p.newConn("k", c1)
+	take := func(what string) {
+		t.Helper()
+		got, reused, err := p.get(ctx, "k")
+		if got != pc || !reused || err != nil {
+			t.Fatalf("%s: get = %p, %v, %v; want the idle connection %p", what, got, reused, err, pc)
+		}
+	}
+	p.put(pc)
+	// Taken and put back often, for longer than the idle time.
+	for range 10 {
+		time.Sleep(idle / 10)
+		take("reused often")
+		p.put(pc)
+	}
+	// In use while the first timer would have fired, then put back.
+	take("before a long use")
+	time.Sleep(idle * 3 / 2)
+	p.put(pc)
+	time.Sleep(idle / 10)
+	take("after a long use")
+	p.put(pc)
+	last := time.Now()
+	select {
+	case at := <-closed:
+		if d := at.Sub(last); d < idle {
+			t.Errorf("closed %v after it was put back, before the idle time %v", d, idle)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle connection was not closed")
+	}
+	if got, reused, _ := p.get(ctx, "k"); got != nil || reused {
+		t.Errorf("get after the expiry = %p, %v; want a slot to dial in", got, reused)
+	}
+}

@@ -23,8 +23,10 @@ import (
 // Connection: close, HTTP/1.0). It reads the whole head into memory first
 // and makes one string of it, of which the status and the field values
 // are parts: a few allocations per reply instead of one per line and
-// value. The caller bounds the head by the reader beneath br.
-func readResponse(br *bufio.Reader, method string) (*http.Response, error) {
+// value. The caller bounds the head by the reader beneath br. A body
+// framed by Content-Length is read through lb, when it is not nil: the
+// caller makes it with what holds the body.
+func readResponse(br *bufio.Reader, method string, lb *lengthBody) (*http.Response, error) {
 	head, n, rerr := peekHead(br)
 	resp, err := parseHead(head, rerr != nil)
 	if rerr != nil {
@@ -44,7 +46,7 @@ func readResponse(br *bufio.Reader, method string) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := frame(resp, br, method); err != nil {
+	if err := frame(resp, br, method, lb); err != nil {
 		return nil, err
 	}
 	return resp, nil
@@ -123,7 +125,7 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 	if !ok {
 		return nil, errHeadCut
 	}
-	resp := &http.Response{}
+	var resp http.Response // made on the heap with its values, below
 	proto, status, ok := strings.Cut(line, " ")
 	if !ok {
 		return nil, badString("malformed HTTP response", line)
@@ -152,10 +154,14 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 		}
 		return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header initial line: %q", line))
 	}
-	// The lines left, less the blank one: at most the fields.
-	lines := max(strings.Count(rest, "\n")-1, 1)
-	h := make(http.Header, lines)
-	vals := make([]string, lines) // one backing array, a value for each name
+	// The fields are gathered first, and put in the map once their
+	// number is known: a head of a few fields, as most are, finds its
+	// repeated names by comparing them, not by a lookup of each name.
+	var stack [16]header
+	fields := stack[:0]
+	if lines := strings.Count(rest, "\n") - 1; lines > len(stack) {
+		fields = make([]header, 0, lines) // the lines left, less the blank one
+	}
 	for {
 		line, rest, ok = nextLine(rest, cut)
 		if !ok {
@@ -164,10 +170,13 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 		if line == "" {
 			break
 		}
-		if strings.IndexByte(line, ':') < 0 {
+		colon := strings.IndexByte(line, ':')
+		if colon < 0 {
 			return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header: missing colon: %q", line))
 		}
-		kv := trim(line)
+		kv := trimLeft(line)
+		colon -= len(line) - len(kv) // the colon stays, after the space trimmed
+		kv = trimRight(kv)
 		// obs-fold: the lines that start with a space or tab continue
 		// this field, each joined with one space, trimmed.
 		if rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
@@ -184,31 +193,66 @@ func parseHead(head []byte, cut bool) (*http.Response, error) {
 			}
 			kv = b.String()
 		}
-		k, v, _ := strings.Cut(kv, ":")
+		k, v := kv[:colon], kv[colon+1:]
 		key, ok := canonicalKey(k)
 		if !ok {
 			return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header line: %q", kv))
 		}
 		for i := 0; i < len(v); i++ {
-			if !validValueByte(v[i]) {
-				return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header line: %q", kv))
+			if !valueBytes[v[i]] {
+				// textproto quotes the line with its name made
+				// canonical, in place.
+				return nil, textproto.ProtocolError(fmt.Sprintf("malformed MIME header line: %q", key+kv[len(k):]))
 			}
 		}
-		v = strings.TrimLeft(v, " \t")
-		if vv := h[key]; vv != nil || len(vals) == 0 {
-			h[key] = append(vv, v)
+		fields = append(fields, header{key, trimLeft(v)})
+	}
+	h := make(http.Header, len(fields))
+	// One backing array, a value for each name; for a head of a few
+	// fields, in the Response's allocation.
+	var (
+		r    *http.Response
+		vals []string
+	)
+	if len(fields) <= 10 {
+		rv := new(struct {
+			resp http.Response
+			vals [10]string
+		})
+		r, vals = &rv.resp, rv.vals[:len(fields)]
+	} else {
+		r, vals = new(http.Response), make([]string, len(fields))
+	}
+	few := len(fields) <= len(stack)
+	pragma := false
+	for i, f := range fields {
+		pragma = pragma || f.name == "Pragma"
+		seen := false
+		if few {
+			for _, g := range fields[:i] {
+				if g.name == f.name {
+					seen = true
+					break
+				}
+			}
 		} else {
-			vals[0] = v
-			h[key], vals = vals[:1:1], vals[1:]
+			_, seen = h[f.name]
+		}
+		if seen {
+			h[f.name] = append(h[f.name], f.value)
+		} else {
+			vals[i] = f.value
+			h[f.name] = vals[i : i+1 : i+1]
 		}
 	}
 	resp.Header = h
-	if hp := h["Pragma"]; len(hp) > 0 && hp[0] == "no-cache" {
+	*r = resp
+	if pragma && h["Pragma"][0] == "no-cache" {
 		if _, ok := h["Cache-Control"]; !ok {
 			h["Cache-Control"] = []string{"no-cache"}
 		}
 	}
-	return resp, nil
+	return r, nil
 }
 
 // nextLine splits off the first line of s, without its LF or CRLF, as
@@ -228,7 +272,23 @@ func nextLine(s string, cut bool) (line, rest string, ok bool) {
 
 // trim trims leading and trailing spaces and tabs, as textproto does each
 // line of a field.
-func trim(s string) string { return strings.Trim(s, " \t") }
+func trim(s string) string { return trimRight(trimLeft(s)) }
+
+// trimLeft trims leading spaces and tabs.
+func trimLeft(s string) string {
+	for s != "" && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	return s
+}
+
+// trimRight trims trailing spaces and tabs.
+func trimRight(s string) string {
+	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
 
 // errMessageTooLarge is net/textproto's error for a malformed first
 // field line too long to quote.
@@ -242,7 +302,15 @@ func badString(what, val string) error { return fmt.Errorf("%s %q", what, val) }
 // with a byte that is neither a token's nor a space is refused. A name
 // already canonical, or a common one, costs no allocation.
 func canonicalKey(k string) (string, bool) {
-	if k == "" {
+	switch k {
+	case "Accept-Ranges", "Age", "Cache-Control", "Connection", "Content-Disposition",
+		"Content-Encoding", "Content-Language", "Content-Length", "Content-Location",
+		"Content-Range", "Content-Type", "Date", "Etag", "Expires", "Keep-Alive",
+		"Last-Modified", "Location", "Server", "Set-Cookie", "Transfer-Encoding", "Vary":
+		return k, true // canonical, and common: the scan would find it so
+	case "ETag":
+		return "Etag", true
+	case "":
 		return "", false
 	}
 	upper, canon, space := true, true, false
@@ -309,18 +377,22 @@ var tokenBytes = func() (t [256]bool) {
 	return t
 }()
 
-// validValueByte reports whether c may appear in a field value: a
-// visible character, a space or tab, or obs-text.
-func validValueByte(c byte) bool {
-	return c >= 0x20 && c != 0x7f || c == '\t'
-}
+// valueBytes are the bytes that may appear in a field value: a visible
+// character, a space or tab, or obs-text.
+var valueBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != 0x7f || c == '\t'
+	}
+	return t
+}()
 
 // frame decides the body's framing and length as net/http's transfer
 // reader does for a reply to method, and sets Body, ContentLength,
 // TransferEncoding and Close. It removes the header fields net/http
 // removes: Transfer-Encoding, Content-Length beside chunked (or its
 // duplicates), Connection: close on HTTP/1.1, and Trailer beside chunked.
-func frame(resp *http.Response, br *bufio.Reader, method string) error {
+// A body framed by Content-Length is lb when it is not nil.
+func frame(resp *http.Response, br *bufio.Reader, method string, lb *lengthBody) error {
 	h := resp.Header
 	major, minor := resp.ProtoMajor, resp.ProtoMinor
 	closing := shouldClose(major, minor, h)
@@ -352,14 +424,16 @@ func frame(resp *http.Response, br *bufio.Reader, method string) error {
 			return err
 		}
 	}
-	if vv, ok := h["Trailer"]; ok && chunked {
+	var trailer []string // looked up only beside chunked
+	if chunked {
+		trailer = h["Trailer"]
 		delete(h, "Trailer")
-		for _, v := range vv {
-			for f := range strings.SplitSeq(v, ",") {
-				switch k := http.CanonicalHeaderKey(textproto.TrimString(f)); k {
-				case "Transfer-Encoding", "Trailer", "Content-Length":
-					return badString("bad trailer key", k)
-				}
+	}
+	for _, v := range trailer {
+		for f := range strings.SplitSeq(v, ",") {
+			switch k := http.CanonicalHeaderKey(textproto.TrimString(f)); k {
+			case "Transfer-Encoding", "Trailer", "Content-Length":
+				return badString("bad trailer key", k)
 			}
 		}
 	}
@@ -379,7 +453,11 @@ func frame(resp *http.Response, br *bufio.Reader, method string) error {
 	case length == 0:
 		resp.Body = http.NoBody
 	case length > 0:
-		resp.Body = &lengthBody{br: br, left: length}
+		if lb == nil {
+			lb = new(lengthBody)
+		}
+		*lb = lengthBody{br: br, left: length}
+		resp.Body = lb
 	case closing:
 		resp.Body = &untilCloseBody{br: br}
 	default:
@@ -415,7 +493,7 @@ func shouldClose(major, minor int, h http.Header) bool {
 func hasToken(values []string, token string) bool {
 	for _, v := range values {
 		for f := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.Trim(f, " \t"), token) {
+			if strings.EqualFold(trim(f), token) {
 				return true
 			}
 		}

@@ -75,6 +75,7 @@ var headCases = []struct {
 	{name: "value with colon", in: "HTTP/1.1 200 OK\r\nLocation: http://x:80/a:b\r\nContent-Length: 0\r\n\r\n"},
 	{name: "value with obs-text", in: "HTTP/1.1 200 OK\r\nX-A: caf\xc3\xa9\r\nContent-Length: 0\r\n\r\n"},
 	{name: "value with a control byte", in: "HTTP/1.1 200 OK\r\nX-A: a\x00b\r\n\r\n"},
+	{name: "value with a control byte, name in lower case", in: "HTTP/1.1 200 OK\r\nx-a: a\x00b\r\n\r\n"},
 	{name: "value with DEL", in: "HTTP/1.1 200 OK\r\nX-A: a\x7fb\r\n\r\n"},
 	{name: "value with a bare CR", in: "HTTP/1.1 200 OK\r\nX-A: a\rb\r\n\r\n"},
 	{name: "line ending CR CR LF", in: "HTTP/1.1 200 OK\r\nX-A: a\r\r\n\r\n"},
@@ -140,13 +141,33 @@ func TestReadResponse(t *testing.T) {
 		for _, rd := range readers {
 			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
 				want := describe(http.ReadResponse(rd.br(tt.in), &http.Request{Method: method}))
-				got := describe(readResponse(rd.br(tt.in), method))
+				got := describe(readResponse(rd.br(tt.in), method, nil))
 				if got != want {
 					t.Errorf("readResponse:\n%s\nnet/http:\n%s", got, want)
 				}
 			})
 		}
 	}
+}
+
+// FuzzReadResponse checks that readResponse and net/http's ReadResponse
+// agree on any input, as TestReadResponse does on its cases.
+func FuzzReadResponse(f *testing.F) {
+	for _, tt := range headCases {
+		f.Add(tt.in, tt.method == http.MethodHead)
+	}
+	f.Fuzz(func(t *testing.T, in string, head bool) {
+		method := http.MethodGet
+		if head {
+			method = http.MethodHead
+		}
+		br := func() *bufio.Reader { return bufio.NewReaderSize(strings.NewReader(in), 64<<10) }
+		want := describe(http.ReadResponse(br(), &http.Request{Method: method}))
+		got := describe(readResponse(br(), method, nil))
+		if got != want {
+			t.Errorf("readResponse(%q):\n%s\nnet/http:\n%s", in, got, want)
+		}
+	})
 }
 
 // describe prints what a reply parses to: its fields, and its body read
@@ -175,7 +196,7 @@ func describe(resp *http.Response, err error) string {
 // so that appending to one leaves the next alone.
 func TestReadResponseHeader(t *testing.T) {
 	in := "HTTP/1.1 200 OK\r\nX-A: 1\r\nX-B: 2\r\nX-C: 3\r\nContent-Length: 0\r\n\r\n"
-	resp, err := readResponse(bufio.NewReader(strings.NewReader(in)), http.MethodGet)
+	resp, err := readResponse(bufio.NewReader(strings.NewReader(in)), http.MethodGet, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +216,7 @@ func TestReadResponseNext(t *testing.T) {
 		code int
 		body string
 	}{{200, "ok"}, {404, "!"}, {204, ""}} {
-		resp, err := readResponse(br, http.MethodGet)
+		resp, err := readResponse(br, http.MethodGet, nil)
 		if err != nil {
 			t.Fatalf("reply %d: %v", i, err)
 		}
@@ -204,7 +225,7 @@ func TestReadResponseNext(t *testing.T) {
 			t.Errorf("reply %d: %d %q %v, want %d %q", i, resp.StatusCode, body, err, want.code, want.body)
 		}
 	}
-	if _, err := readResponse(br, http.MethodGet); !errors.Is(err, io.ErrUnexpectedEOF) {
+	if _, err := readResponse(br, http.MethodGet, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("after the last reply: %v, want io.ErrUnexpectedEOF", err)
 	}
 }
@@ -216,6 +237,11 @@ func TestCanonicalKey(t *testing.T) {
 		"content-type", "Content-Type", "CONTENT-TYPE", "ETag", "etag", "www-authenticate", "x-foo-bar", "X-FOO-BAR",
 		"x--a", "-a", "a-", "x_under", "1-a", "a1b", "X Foo", "x foo", strings.Repeat("ab-", 30), strings.Repeat("AB-", 30) + "x",
 		"x/y", "x\x01", "é", "",
+		// The names canonicalKey knows by heart.
+		"Accept-Ranges", "Age", "Cache-Control", "Connection", "Content-Disposition",
+		"Content-Encoding", "Content-Language", "Content-Length", "Content-Location",
+		"Content-Range", "Content-Type", "Date", "Etag", "Expires", "Keep-Alive",
+		"Last-Modified", "Location", "Server", "Set-Cookie", "Transfer-Encoding", "Vary",
 	} {
 		got, ok := canonicalKey(k)
 		valid := k != "" && strings.Trim(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~ ") == ""

@@ -30,14 +30,15 @@ type h1Host struct {
 
 // h1Conn is one connection, with the reader that outlives each exchange.
 type h1Conn struct {
-	key   string
-	conn  net.Conn
-	lr    limitedConn
-	br    *bufio.Reader
-	wbuf  []byte
-	since time.Time   // when it went idle
-	timer *time.Timer // closes it after idling idleTime
-	pool  *h1Pool
+	key    string
+	conn   net.Conn
+	lr     limitedConn
+	br     *bufio.Reader
+	wbuf   []byte
+	since  time.Time   // when it went idle; zero while in use
+	timer  *time.Timer // closes it after idling idleTime (see expire)
+	closed bool        // guarded by pool.mu
+	pool   *h1Pool
 
 	mu      sync.Mutex      // guards watched against the tie's func
 	watched <-chan struct{} // the Done of the context pc is tied to
@@ -70,8 +71,8 @@ func (p *h1Pool) get(ctx context.Context, key string) (pc *h1Conn, reused bool, 
 		pc = hc.idle[n-1]
 		hc.idle[n-1] = nil
 		hc.idle = hc.idle[:n-1]
+		pc.since = time.Time{}
 		p.mu.Unlock()
-		pc.timer.Stop()
 		return pc, true, nil
 	}
 	if hc.open < p.max {
@@ -137,21 +138,34 @@ func (p *h1Pool) put(pc *h1Conn) {
 	pc.since = time.Now()
 	if pc.timer == nil {
 		pc.timer = time.AfterFunc(p.idleTime, pc.expire)
-	} else {
-		pc.timer.Reset(p.idleTime)
 	}
 	hc.idle = append(hc.idle, pc)
 	p.mu.Unlock()
 }
 
-// expire closes pc if it is still idle: it has idled idleTime.
+// expire closes pc if it has idled idleTime. The timer runs from pc's
+// first put to its close, and is not reset as pc is taken and put back:
+// each time it fires it is set again for when pc could have idled
+// idleTime at the earliest, which saves a timer operation per request.
 func (pc *h1Conn) expire() {
 	p := pc.pool
 	p.mu.Lock()
+	if pc.closed {
+		p.mu.Unlock()
+		return
+	}
+	wait := p.idleTime // in use: put back no sooner than now
+	if !pc.since.IsZero() {
+		wait -= time.Since(pc.since)
+	}
+	if wait > 0 {
+		pc.timer.Reset(wait)
+		p.mu.Unlock()
+		return
+	}
 	hc := p.hosts[pc.key]
-	// A timer that fired as pc was taken, and waited for the lock while pc
-	// was used and put back, finds it idle but not for long.
-	if hc == nil || time.Since(pc.since) < p.idleTime || !hc.remove(pc) {
+	if hc == nil || !hc.remove(pc) {
+		// Taken off the idle list by retire or closeIdle, which close it.
 		p.mu.Unlock()
 		return
 	}
@@ -174,6 +188,9 @@ func (hc *h1Host) remove(pc *h1Conn) bool {
 func (pc *h1Conn) close() {
 	pc.conn.Close()
 	if pc.timer != nil {
+		pc.pool.mu.Lock()
+		pc.closed = true // after which expire sets the timer no more
+		pc.pool.mu.Unlock()
 		pc.timer.Stop()
 	}
 	if pc.unwatch != nil {

@@ -266,8 +266,7 @@ func (h *Handler) crossScheme(ctx context.Context, req *fetch.Request, next *url
 // once makes one hop: it sends the request for u and returns either the
 // Resource, or (when the reply is a redirect) the URL to go to next.
 func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo) (*fetch.Resource, *url.URL, error) {
-	uri := requestURI(u)
-	if err := checkLine(u, uri); err != nil {
+	if err := checkLine(u); err != nil {
 		return nil, nil, err
 	}
 	method := http.MethodGet
@@ -286,8 +285,9 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 	// own field); otherwise the transport sends it and decodes.
 	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != ""
 	if u.Scheme == "http" && h.Proxy == nil && plainHost(u.Host) && !envHTTPProxy() {
-		return h.direct(ctx, req, u, creds, method, uri, offset, hs, ownEncoding)
+		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
 	}
+	uri := requestURI(u)
 	nu := netURL(u)
 	hreq := &http.Request{
 		Method:     method,
@@ -300,7 +300,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 	}
 	proxy, perr := h.proxyFunc()(hreq)
 	if u.Scheme == "http" && proxy == nil && perr == nil && plainHost(u.Host) {
-		return h.direct(ctx, req, u, creds, method, uri, offset, hs, ownEncoding)
+		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	wd := newWatchdog(cancel)
@@ -335,11 +335,11 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 }
 
 // direct makes a hop over the h1 transport: plain HTTP/1.1, to no proxy.
-func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, method, uri string, offset int64, hs []header, ownEncoding bool) (*fetch.Resource, *url.URL, error) {
+func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, method string, offset int64, hs []header, ownEncoding bool) (*fetch.Resource, *url.URL, error) {
 	r := &h1Request{
 		req:    req,
 		method: method,
-		uri:    uri,
+		path:   u.Path,
 		host:   hs[0].value,
 		gz:     method != http.MethodHead && offset == 0 && !ownEncoding,
 		idle:   idleTimeout(req),
@@ -389,7 +389,7 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 	traceReply(req.Trace, resp)
 
 	if isRedirect(resp.StatusCode) {
-		if loc := resp.Header.Get("Location"); loc != "" {
+		if loc := field(resp.Header, "Location"); loc != "" {
 			next, err := resolve(u, loc)
 			drain(w, req, resp.Body)
 			if err != nil {
@@ -415,7 +415,7 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 		drain(w, req, resp.Body)
 		return fail(err)
 	}
-	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !resp.Uncompressed {
+	if ce := field(resp.Header, "Content-Encoding"); ce != "" && !resp.Uncompressed {
 		res.Extra[fetch.ExtraContentEncoding] = fetch.Sanitize(ce)
 	}
 	if req.Head || res.Body != nil {

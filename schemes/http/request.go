@@ -17,9 +17,10 @@ import (
 // or space in the request-target, and a decoded CR, LF, NUL or TAB in the
 // path and search (RFC 1738 §6; the Client's Policy checks the same before
 // dialing, but a Handler may be used without a Client).
-func checkLine(u *url.URL, uri string) error {
-	for i := 0; i < len(uri); i++ {
-		if c := uri[i]; c <= ' ' || c == 0x7f {
+func checkLine(u *url.URL) error {
+	// The request-target is "/" and the path (see requestURI).
+	for i := 0; i < len(u.Path); i++ {
+		if c := u.Path[i]; c <= ' ' || c == 0x7f {
 			return fetch.Errorf(fetch.Refused, "the request-target holds the byte %#02x (RFC 1738 §6)", c)
 		}
 	}
@@ -33,20 +34,33 @@ func checkLine(u *url.URL, uri string) error {
 }
 
 // requestURI returns the origin-form request-target of u: the encoded path
-// and search exactly as the URL holds them (RFC 1738 §3.3).
+// and search exactly as the URL holds them (RFC 1738 §3.3), which is "/"
+// and u.Path.
 func requestURI(u *url.URL) string { return u.HTTP().RequestURI() }
 
 // hostHeader returns the Host header for u: the host, bracketed when an
 // IPv6 address, with the port when the URL gives one.
 func hostHeader(u *url.URL) string {
 	h := u.Host
-	if strings.IndexByte(h, ':') >= 0 {
-		h = "[" + h + "]"
+	v6 := strings.IndexByte(h, ':') >= 0
+	if !v6 && u.Port == 0 {
+		return h
+	}
+	// Formatted in place, one allocation for the whole.
+	var buf [64]byte
+	b := buf[:0]
+	if len(h)+8 > len(buf) {
+		b = make([]byte, 0, len(h)+8)
+	}
+	if v6 {
+		b = append(append(append(b, '['), h...), ']')
+	} else {
+		b = append(b, h...)
 	}
 	if u.Port != 0 {
-		h += ":" + strconv.Itoa(u.Port)
+		b = strconv.AppendInt(append(b, ':'), int64(u.Port), 10)
 	}
-	return h
+	return string(b)
 }
 
 // netURL converts u to the net/url form net/http wants, keeping the
@@ -168,10 +182,10 @@ func mask(name, value string) string {
 // Redirects cannot be planned: only the first hop is shown.
 func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 	u := req.URL
-	uri := requestURI(u)
-	if err := checkLine(u, uri); err != nil {
+	if err := checkLine(u); err != nil {
 		return nil, err
 	}
+	uri := requestURI(u)
 	method := "GET"
 	if req.Head {
 		method = "HEAD"

@@ -69,7 +69,7 @@ func replyError(resp *http.Response) error {
 	re := &fetch.ReplyError{
 		Code:       resp.StatusCode,
 		Text:       strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
-		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		RetryAfter: retryAfter(field(resp.Header, "Retry-After"), time.Now()),
 	}
 	return &statusErr{proto: resp.Proto, re: re}
 }
@@ -109,6 +109,17 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return max(0, min(d, 24*time.Hour))
 }
 
+// field returns the first value of the header field key, which must be in
+// canonical form ("Etag", not "ETag"): http.Header.Get without
+// canonicalizing the key on each call. Every reply's header has its keys
+// in canonical form, from net/http or readResponse.
+func field(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // resource builds the Resource for a successful reply; Body is left nil
 // for the caller to fill, except for a resume that finds nothing left to
 // send, whose Body is empty.
@@ -124,18 +135,18 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 	if res.Size < 0 {
 		res.Size = -1
 	}
-	res.MediaType = mediaType(resp.Header.Get("Content-Type"))
-	if lm := resp.Header.Get("Last-Modified"); lm != "" {
+	res.MediaType = mediaType(field(resp.Header, "Content-Type"))
+	if lm := field(resp.Header, "Last-Modified"); lm != "" {
 		if t, err := parseTime(lm); err == nil {
 			res.ModTime = t
 		}
 	}
-	if et := resp.Header.Get("ETag"); et != "" && len(et) < 256 {
+	if et := field(resp.Header, "Etag"); et != "" && len(et) < 256 {
 		res.Extra[fetch.ExtraETag] = fetch.Sanitize(et)
 	}
 	switch {
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
-		total, ok := unsatisfiedTotal(resp.Header.Get("Content-Range"))
+		total, ok := unsatisfiedTotal(field(resp.Header, "Content-Range"))
 		if offset > 0 && ok && total == offset {
 			// The file is whole already: nothing is left to send.
 			res.Offset, res.Size, res.Body = offset, 0, fetch.NoBody
@@ -150,15 +161,15 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		}
 		return nil, &fetch.Error{Kind: fetch.Other, Err: replyError(resp)}
 	case offset > 0 && resp.StatusCode == http.StatusPartialContent:
-		first, last, total, err := parseContentRange(resp.Header.Get("Content-Range"))
+		first, last, total, err := parseContentRange(field(resp.Header, "Content-Range"))
 		if err != nil {
 			return nil, err
 		}
 		if first != offset {
-			return nil, fetch.Errorf(fetch.Protocol, "asked for bytes from %d, server sent Content-Range %q", offset, resp.Header.Get("Content-Range"))
+			return nil, fetch.Errorf(fetch.Protocol, "asked for bytes from %d, server sent Content-Range %q", offset, field(resp.Header, "Content-Range"))
 		}
 		if res.Size >= 0 && res.Size != last-first+1 {
-			return nil, fetch.Errorf(fetch.Protocol, "Content-Range %q does not match Content-Length %d", resp.Header.Get("Content-Range"), res.Size)
+			return nil, fetch.Errorf(fetch.Protocol, "Content-Range %q does not match Content-Length %d", field(resp.Header, "Content-Range"), res.Size)
 		}
 		res.Offset = offset
 		res.Size = last - first + 1
@@ -199,9 +210,7 @@ func plainMediaType(ct string) bool {
 		c := ct[i]
 		switch {
 		case i == slash:
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
+		case !tokenBytes[c] || 'A' <= c && c <= 'Z':
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -104,4 +105,24 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// TestResourceFields checks the Resource's metadata from the reply's
+// header fields, whatever the case the server writes their names in.
+func TestResourceFields(t *testing.T) {
+	for _, reply := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\nETag: \"v1\"\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\nlast-modified: Sun, 06 Nov 1994 08:49:37 GMT\r\netag: \"v1\"\r\ncontent-length: 2\r\n\r\nok",
+	} {
+		base := rawServer(t, reply, false)
+		h := newHandler(t)
+		res, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/")})
+		if err != nil {
+			t.Fatalf("reply %q: %v", reply, err)
+		}
+		want := time.Date(1994, 11, 6, 8, 49, 37, 0, time.UTC)
+		if string(body) != "ok" || res.Size != 2 || res.MediaType != "text/plain; charset=utf-8" || !res.ModTime.Equal(want) || res.Extra[fetch.ExtraETag] != `"v1"` {
+			t.Errorf("reply %q: body %q, Size %d, MediaType %q, ModTime %v, ETag %q", reply, body, res.Size, res.MediaType, res.ModTime, res.Extra[fetch.ExtraETag])
+		}
+	}
 }
