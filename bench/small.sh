@@ -8,6 +8,15 @@
 #
 #   bash bench/small.sh [ROUNDS] [P]      (default 7 rounds, P = 64)
 #   FETCH_BIN=path   measure that binary instead of building one
+#   SMALL_OUT=dir    write the files under dir (default: /dev/shm, tmpfs,
+#                    where there is one; else under the bench's own folder)
+#
+# The files go to tmpfs by default because on ext4 the file system's own
+# cost swamps both clients' and moves from run to run: ext4 scans the
+# inodes deleted in the last minutes for every file it creates, so a run
+# after another run's clean-up (or anything else that deleted files on
+# that disk) costs either client up to three times as much CPU, and the
+# ratios drift towards 1. SMALL_OUT=/some/ext4/folder measures on disk.
 #
 # Targets (issue 14): CPU per file <= curl's; wall <= 0.7 x curl -Z (HTTP),
 # <= 1.0 x curl (FTP).
@@ -27,7 +36,10 @@ source "$root/integration_test/lib.sh"
 source "$here/lib.sh"
 need_pkgs curl python3 time
 
-trap 'bash "$root/integration_test/servers/http.sh" stop; bash "$root/integration_test/servers/ftp.sh" stop; rm -rf "$IT_DIR/out"' EXIT
+outroot=${SMALL_OUT:-/dev/shm}
+[ -d "$outroot" ] && [ -w "$outroot" ] || outroot=$IT_DIR
+outroot=$(mktemp -d "$outroot/fetch-small.XXXXXX")
+trap 'bash "$root/integration_test/servers/http.sh" stop; bash "$root/integration_test/servers/ftp.sh" stop; rm -rf "$outroot"' EXIT
 bash "$root/integration_test/servers/ftp.sh" start
 bash "$root/integration_test/servers/http.sh" start
 source "$IT_DIR/ftp.env"
@@ -50,7 +62,7 @@ nh=${#httpurls[@]}
 # at the end: creating files right after deleting as many makes ext4 scan
 # its recently deleted inodes, which costs either client more than its own
 # work, and unevenly.
-fresh() { out=$IT_DIR/out/$1 && mkdir -p "$out"; }
+fresh() { out=$outroot/$1 && mkdir -p "$out"; }
 check() {
 	local n
 	n=$(find "$out" -type f | wc -l)
@@ -87,7 +99,8 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done
 
-python3 - "$rounds" "$(load)" "$nf" "$nh" "$par" \
+fstype=$(stat -f -c %T "$outroot")
+python3 - "$rounds" "$(load) (files on $fstype)" "$nf" "$nh" "$par" \
 	"$(median "${fft[@]}")" "$(median "${cft[@]}")" "$(median "${ffc[@]}")" "$(median "${cfc[@]}")" \
 	"$(median "${fht[@]}")" "$(median "${cht[@]}")" "$(median "${fhc[@]}")" "$(median "${chc[@]}")" \
 	"$(median ${lt[batch]})" "$(median ${lc[batch]})" "$(median ${lt[do]})" "$(median ${lc[do]})" \
