@@ -11,9 +11,9 @@
 # integration tests' second gopher server.
 #
 # For gopher the runs also time bench/sink, the least a client can do:
-# send the selector and splice what comes into the file (with fetch's
-# 1 MiB low mark). Its time is the server's own pace plus the file's, the
-# floor any client's rests on. Gophernicus and pygopherd write 4 KiB at a
+# send the selector and splice what comes into the file, once with fetch's
+# 1 MiB low mark and once with none. Its time is the server's own pace plus
+# the file's, the floor any client's rests on. Gophernicus and pygopherd write 4 KiB at a
 # time; the line after their ratio says whether 0.7 x curl is above it.
 #
 # Targets (issue 14): wall ratio <= 0.7; fetch's peak RSS <= 16 MiB.
@@ -73,13 +73,15 @@ for p in $protos; do
 	cmp -s "$out.f" "$out.c" || { echo "$p: fetch and curl delivered different bytes" >&2; exit 1; }
 	[ "$(stat -c %s "$out.f")" -eq $((64 << 20)) ] || { echo "$p: not 64 MiB" >&2; exit 1; }
 	rm -f "$out.f" "$out.c"
-	declare -a ft=() fm=() fc=() ct=() cm=() cc=() st=()
+	declare -a ft=() fm=() fc=() ct=() cm=() cc=() st=() s0=()
 	for ((r = 1; r <= rounds; r++)); do
 		if [ -n "${sinkaddr[$p]:-}" ]; then
-			read -r t m c < <(measure "$sink" -addr "${sinkaddr[$p]}" -selector /big.bin -o "$out")
-			st+=("$t")
-			[ "$(stat -c %s "$out")" -eq $((64 << 20)) ] || { echo "$p: sink got $(stat -c %s "$out") bytes" >&2; exit 1; }
-			rm -f "$out"
+			for lw in 1048576 0; do
+				read -r t m c < <(measure "$sink" -lowat "$lw" -addr "${sinkaddr[$p]}" -selector /big.bin -o "$out")
+				if [ "$lw" = 0 ]; then s0+=("$t"); else st+=("$t"); fi
+				[ "$(stat -c %s "$out")" -eq $((64 << 20)) ] || { echo "$p: sink got $(stat -c %s "$out") bytes" >&2; exit 1; }
+				rm -f "$out"
+			done
 		fi
 		read -r t m c < <(measure "$fetch" -s -o "$out" "$u")
 		ft+=("$t") fm+=("$m") fc+=("$c")
@@ -88,19 +90,21 @@ for p in $protos; do
 		ct+=("$t") cm+=("$m") cc+=("$c")
 		rm -f "$out"
 	done
-	floor=0
-	[ ${#st[@]} -eq 0 ] || floor=$(median "${st[@]}")
+	floor=0 floor0=0
+	[ ${#st[@]} -eq 0 ] || floor=$(median "${st[@]}") floor0=$(median "${s0[@]}")
 	python3 - "$p" "$rounds" "$(load)" "$(median "${ft[@]}")" "$(median "${ct[@]}")" "$(median "${fm[@]}")" \
-		"$(median "${cm[@]}")" "$(median "${fc[@]}")" "$(median "${cc[@]}")" "$floor" <<'PY'
+		"$(median "${cm[@]}")" "$(median "${fc[@]}")" "$(median "${cc[@]}")" "$floor" "$floor0" <<'PY'
 import sys
 p, rounds, load = sys.argv[1:4]
-ft, ct, fm, cm, fc, cc, floor = map(float, sys.argv[4:11])
+ft, ct, fm, cm, fc, cc, floor, floor0 = map(float, sys.argv[4:12])
 ok = "met" if ft / ct <= 0.7 and fm / 1024 <= 16 else "NOT met"
 print(f"{p:6} 64 MiB -o: fetch {ft:.3f}s {fm/1024:.1f} MiB cpu {fc:.2f}s | curl {ct:.3f}s {cm/1024:.1f} MiB cpu {cc:.2f}s"
       f" | ratio {ft/ct:.2f} (target <= 0.7, RSS <= 16 MiB: {ok}; medians of {rounds}; load {load})")
 if floor:
-    reach = "so 0.7 is out of any client's reach on this server" if floor / ct > 0.7 else "so 0.7 is within reach"
+    best = min(floor, floor0)
+    reach = "so 0.7 is out of any client's reach on this server" if best / ct > 0.7 else "so 0.7 is within reach"
     print(f"{'':6} server floor (bench/sink: send the selector, splice to the file): {floor:.3f}s"
-          f" = {floor/ct:.2f} x curl, {reach}")
+          f" = {floor/ct:.2f} x curl woken once a MiB has come, as fetch is; {floor0:.3f}s = {floor0/ct:.2f} x curl"
+          f" woken for every write; {reach}")
 PY
 done

@@ -5,7 +5,10 @@
 // server's own pace plus the file's, which bench/bulk.sh sets beside
 // fetch's and curl's.
 //
-//	sink -addr 127.0.0.1:PORT -selector /big.bin -o FILE
+//	sink -addr 127.0.0.1:PORT -selector /big.bin -o FILE [-lowat BYTES]
+//
+// -lowat sets the socket's receive low mark (default 1 MiB, as fetch's;
+// 0 sets none, so that the sink wakes for every write of the server's).
 //
 // It prints the bytes moved on stdout, and exits 1 on any failure.
 package main
@@ -24,8 +27,9 @@ func main() {
 	selector := flag.String("selector", "", "the selector to send")
 	out := flag.String("o", os.DevNull, "the file to write")
 	timeout := flag.Duration("timeout", time.Minute, "the most the whole transfer may take")
+	lowat := flag.Int("lowat", 1<<20, "the socket's receive low mark in bytes; 0 for none")
 	flag.Parse()
-	n, err := sink(*addr, *selector, *out, *timeout)
+	n, err := sink(*addr, *selector, *out, *timeout, *lowat)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sink:", err)
 		os.Exit(1)
@@ -33,13 +37,15 @@ func main() {
 	fmt.Println(n)
 }
 
-func sink(addr, selector, out string, timeout time.Duration) (int64, error) {
+func sink(addr, selector, out string, timeout time.Duration, lowat int) (int64, error) {
 	c, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return 0, err
 	}
 	defer c.Close()
-	setLowat(c.(*net.TCPConn), 1<<20)
+	if lowat > 0 {
+		setLowat(c.(*net.TCPConn), lowat)
+	}
 	c.SetDeadline(time.Now().Add(timeout))
 	if _, err := io.WriteString(c, selector+"\r\n"); err != nil {
 		return 0, err
