@@ -4,7 +4,7 @@
 # folder on tmpfs; printed are, for each command after the first, the
 # median over rounds of its CPU (user+sys, wait4's rusage) and wall time
 # as ratios to the first command's in the same round, then each command's
-# medians. Pairing within a round cancels most of the machine's drift,
+# medians (with user and system time apart). Pairing within a round cancels most of the machine's drift,
 # which moves a single run's figures by 10% and more.
 #
 #   bash bench/pair.sh ROUNDS 'CMD0' 'CMD1' ...
@@ -71,7 +71,7 @@ try:
                 sys.exit(f"{' '.join(c)}: exit status {os.waitstatus_to_exitcode(status)}")
             if len(os.listdir(out)) != len(urls):
                 sys.exit(f"{' '.join(c)}: wrote {len(os.listdir(out))} files, not {len(urls)}")
-            res[j].append(((t1 - t0) / 1e6, (ru.ru_utime + ru.ru_stime) * 1e3))
+            res[j].append(((t1 - t0) / 1e6, (ru.ru_utime + ru.ru_stime) * 1e3, ru.ru_utime * 1e3, ru.ru_stime * 1e3))
 finally:
     shutil.rmtree(base)
 print(f"{rounds} rounds, load {load}")
@@ -82,7 +82,6 @@ for j in range(1, len(cmds)):
     print(f"cmd{j} / cmd0: CPU {statistics.median(cr):.3f} (quartiles {q(cr, .25):.3f}-{q(cr, .75):.3f}),"
           f" wall {statistics.median(wr):.3f} (quartiles {q(wr, .25):.3f}-{q(wr, .75):.3f})")
 for j, c in enumerate(cmds):
-    w = statistics.median(x[0] for x in res[j])
-    u = statistics.median(x[1] for x in res[j])
-    print(f"cmd{j}: wall {w:.1f} ms, CPU {u:.1f} ms  ({' '.join(c)[:100]})")
+    w, cpu, usr, sys_ = (statistics.median(x[k] for x in res[j]) for k in range(4))
+    print(f"cmd{j}: wall {w:.1f} ms, CPU {cpu:.1f} ms (user {usr:.1f}, system {sys_:.1f})  ({' '.join(c)[:100]})")
 PY
