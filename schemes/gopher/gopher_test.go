@@ -18,8 +18,10 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-// get fetches raw with h, reads the whole body and closes it.
-func get(t *testing.T, h *Handler, raw string, mod func(*fetch.Request)) (*fetch.Resource, []byte, error) {
+// fetchItem fetches raw with h under the tests' bounds: a 10 s idle
+// timeout and 20 s in all, from now until the test ends. mod, when set,
+// adjusts the request first.
+func fetchItem(t *testing.T, h *Handler, raw string, mod func(*fetch.Request)) (*fetch.Resource, error) {
 	t.Helper()
 	u, err := url.ParseLenient(raw)
 	if err != nil {
@@ -29,9 +31,15 @@ func get(t *testing.T, h *Handler, raw string, mod func(*fetch.Request)) (*fetch
 	if mod != nil {
 		mod(req)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := h.Fetch(ctx, req)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	t.Cleanup(cancel)
+	return h.Fetch(ctx, req)
+}
+
+// get fetches raw with h, reads the whole body and closes it.
+func get(t *testing.T, h *Handler, raw string, mod func(*fetch.Request)) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	res, err := fetchItem(t, h, raw, mod)
 	if err != nil {
 		if res != nil {
 			t.Errorf("Fetch(%s) returned a Resource with error %v", raw, err)

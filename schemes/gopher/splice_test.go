@@ -22,17 +22,7 @@ import (
 // bytes, whether the file's ReadFrom got the socket, and the copy's error.
 func copyToFile(t *testing.T, h *Handler, raw string, mod func(*fetch.Request), onSocket func(*net.TCPConn)) ([]byte, bool, error) {
 	t.Helper()
-	u, err := url.ParseLenient(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := &fetch.Request{URL: u, IdleTimeout: 10 * time.Second}
-	if mod != nil {
-		mod(req)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := h.Fetch(ctx, req)
+	res, err := fetchItem(t, h, raw, mod)
 	if err != nil {
 		t.Fatalf("%s: %v", raw, err)
 	}
