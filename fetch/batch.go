@@ -30,7 +30,9 @@ type Batch struct {
 	// Parallel caps the transfers in progress. Zero means 8.
 	Parallel int
 	// PerHost caps the transfers in progress to one scheme://host:port.
-	// Zero means 2. The Client's own PerHost cap applies too.
+	// Zero means 2. The Client's own PerHost cap applies too. Where the
+	// scheme's handler pipelines (see Pipeliner), the cap is PerHost times
+	// its Pipelining: PerHost connections' worth.
 	PerHost int
 	// Rate caps the requests started per second to one host; zero means
 	// no cap. HostRate, when set, may give a host a rate of its own.

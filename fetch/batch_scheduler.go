@@ -45,6 +45,7 @@ type hostQueue struct {
 	id       hostID
 	queue    []*job
 	active   int
+	cap      int // the transfers it may have in progress
 	lim      *rate.Limiter
 	sleeping bool // waiting for the rate limiter
 	listed   bool // in the ready list
@@ -201,7 +202,10 @@ func (s *scheduler) add(j *job, p url.Parser) {
 	id := hostOf(u)
 	h := s.hosts[id]
 	if h == nil {
-		h = &hostQueue{id: id}
+		h = &hostQueue{id: id, cap: s.perHost}
+		if hd, ok := s.b.Client.Handler(u.Scheme); ok {
+			h.cap *= perConn(hd)
+		}
 		lim := s.b.Rate
 		if s.b.HostRate != nil {
 			if hr := s.b.HostRate(hostKey(u)); hr != 0 {
@@ -220,7 +224,7 @@ func (s *scheduler) add(j *job, p url.Parser) {
 
 // eligible reports whether h may start a job now.
 func (s *scheduler) eligible(h *hostQueue) bool {
-	return len(h.queue) > 0 && h.active < s.perHost && !h.sleeping
+	return len(h.queue) > 0 && h.active < h.cap && !h.sleeping
 }
 
 // mark puts h on the ready list when it may start a job.

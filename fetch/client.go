@@ -30,7 +30,9 @@ type Client struct {
 	// DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	// PerHost caps the transfers in progress to one host:port. Zero means
-	// 2; a negative value means no cap.
+	// 2; a negative value means no cap. To a handler that pipelines (see
+	// Pipeliner) the cap is PerHost times its Pipelining: PerHost
+	// connections' worth.
 	PerHost int
 	// Trace receives the protocol trace of every request; nil traces
 	// nothing.

@@ -38,8 +38,9 @@ import (
 //
 // Optional abilities are further interfaces a Handler may implement:
 // Planner, to state a request's protocol lines without connecting; Lister,
-// to list a directory, menu or group as entries; io.Closer, for handlers
-// that pool connections.
+// to list a directory, menu or group as entries; Pipeliner, for handlers
+// whose connections carry more than one request at a time; io.Closer, for
+// handlers that pool connections.
 type Handler interface {
 	Fetch(ctx context.Context, req *Request) (*Resource, error)
 }
@@ -56,6 +57,27 @@ func (f HandlerFunc) Fetch(ctx context.Context, req *Request) (*Resource, error)
 // "****". Lines carry no CR LF.
 type Planner interface {
 	Plan(req *Request) ([]string, error)
+}
+
+// Pipeliner is implemented by handlers whose connections can carry more
+// than one request at a time (HTTP/1.1 pipelining). Pipelining returns
+// how many; a value below 2 means one. The per-host caps (Client.PerHost,
+// Batch.PerHost) count connections' worth of transfers: to a host of such
+// a handler, PerHost times Pipelining transfers may be in progress, over
+// no more than PerHost connections.
+type Pipeliner interface {
+	Pipelining() int
+}
+
+// perConn returns the transfers one connection of h carries at once: its
+// Pipelining when it is a Pipeliner, else 1.
+func perConn(h Handler) int {
+	if p, ok := h.(Pipeliner); ok {
+		if n := p.Pipelining(); n > 1 {
+			return n
+		}
+	}
+	return 1
 }
 
 // Request is one fetch: the URL, and the per-call wishes a URL cannot carry.

@@ -26,6 +26,7 @@ type Config struct {
 	HTTPRaw          bool   // --raw: deliver bodies still content-encoded (default: gzip decoded)
 	HTTPUserAgent    string // --user-agent; "" means "fetch/<version>"
 	HTTPMaxRedirects int    // --max-redirs; 0 means 10, negative follows none
+	HTTPPipeline     int    // --pipeline: requests one connection carries at once (HTTP/1.1 pipelining); 0 or 1 means none
 
 	// Gopher and gophers.
 	GopherAnswers []string // --gopher-answer, repeated: answers to a Gopher+ +ASK form, in order (default: asked on the terminal)
@@ -63,7 +64,8 @@ func Register(c *fetch.Client, cfg Config) {
 	web := &httpscheme.Handler{
 		Raw: cfg.HTTPRaw, UserAgent: cfg.HTTPUserAgent, MaxRedirects: cfg.HTTPMaxRedirects,
 		Redirect: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) },
-		MaxConnsPerHost: c.PerHost, // as many connections as transfers may run
+		MaxConnsPerHost: c.PerHost, // the Client's PerHost counts connections
+		Pipeline:        cfg.HTTPPipeline,
 	}
 	c.Register("http", web)
 	c.Register("https", web)

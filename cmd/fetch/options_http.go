@@ -11,6 +11,8 @@ var httpOptions = []option{
 		set: func(c *config, _ string) error { c.schemes.HTTPRaw, c.schemes.FTPRaw = true, true; return nil }},
 	{long: "user-agent", arg: "NAME", help: "http(s): the User-Agent header (default: fetch/VERSION)",
 		set: func(c *config, v string) error { c.schemes.HTTPUserAgent = v; return nil }},
+	{long: "pipeline", arg: "N", help: "http: with more transfers to a host than --per-host connections, write up to N requests at once on each connection and read the replies in turn (HTTP/1.1 pipelining; default 1: none)",
+		set: func(c *config, v string) (err error) { c.schemes.HTTPPipeline, err = positive(v); return }},
 	{long: "max-redirs", arg: "N", help: "http(s): follow at most N redirects (default 10; 0 follows none)",
 		set: func(c *config, v string) error {
 			n, err := strconv.Atoi(v)

@@ -36,6 +36,10 @@ type h1 struct {
 // errHeaderTooLong is a read past the bound on a reply's header.
 var errHeaderTooLong = errors.New("the reply's header exceeds the limit")
 
+// errConnClosed is the failure of a request whose connection closed before
+// its turn to read came (see h1Conn).
+var errConnClosed = errors.New("the connection closed before the reply")
+
 // aLongTimeAgo is a deadline in the past, which ends a wait on a
 // connection at once.
 var aLongTimeAgo = time.Unix(1, 0)
@@ -70,26 +74,33 @@ func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Re
 		if !errors.As(err, &stale) {
 			return nil, err
 		}
-		if !reused || ctx.Err() != nil || attempt >= t.pool.max {
+		if !reused || ctx.Err() != nil || attempt >= t.pool.max+t.pool.depth {
 			return nil, stale.err
 		}
-		// The server closed the connection while it was idle, as servers
-		// do after their keep-alive timeout: so it did with the others
-		// that idled as long. Try again on a fresh one.
-		t.pool.retire(addr)
+		if !stale.piped {
+			// The server closed the connection while it was idle, as
+			// servers do after their keep-alive timeout: so it did with
+			// the others that idled as long. Try again on a fresh one.
+			t.pool.retire(addr)
+		}
 	}
 }
 
 // staleError is the failure of an exchange before any byte of the reply
-// came: on a reused connection, the request is made again.
-type staleError struct{ err error }
+// came: on a reused connection, the request is made again. piped is set
+// when the request waited behind another's reply (pipelining): the
+// connection closed, or was dropped, before its turn.
+type staleError struct {
+	err   error
+	piped bool
+}
 
 func (e *staleError) Error() string { return e.err.Error() }
 func (e *staleError) Unwrap() error { return e.err }
 
 // conn returns a connection to addr: an idle one, or one dialed now.
 func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool, error) {
-	pc, reused, err := t.pool.get(ctx, addr)
+	pc, reused, err := t.pool.get(ctx, addr, r.method == "GET" || r.method == "HEAD")
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}
@@ -113,30 +124,23 @@ func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool
 }
 
 // exchange writes the request on pc and reads the reply's header. On
-// success the Response's Body gives pc back when read to its end (at once
-// when there is no body); on failure pc is closed, and the error is a
-// *staleError when nothing of a reply came.
+// success the Response's Body ends the exchange when read to its end (at
+// once when there is no body); on failure pc is closed, and the error is
+// a *staleError when nothing of a reply came.
 func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool) (*http.Response, error) {
 	if reused {
 		// A pooled connection was dialed under another request's policy:
 		// judge its address for this one, and drop it before the request
 		// is written when it fails.
 		if err := r.req.CheckReuse(pc.conn); err != nil {
-			pc.close()
+			pc.drop()
 			return nil, fetch.Wrap(fetch.KindOf(err), err)
 		}
 	}
-	if tr := r.tr; tr != nil {
-		if reused {
-			tr.Notef("reusing the connection to %s", pc.conn.RemoteAddr())
-		}
-		tr.Send(r.method + " /" + r.path + " HTTP/1.1")
-	}
 	if err := ctx.Err(); err != nil {
-		pc.close()
+		pc.drop()
 		return nil, err
 	}
-	pc.watch(ctx)
 	fail := func(err error, what string) (*http.Response, error) {
 		pc.close()
 		if ctx.Err() == nil && errors.Is(err, os.ErrDeadlineExceeded) {
@@ -145,25 +149,81 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 		return nil, err
 	}
 
+	// The request is written in its turn among those pc carries, and its
+	// reply read in the same turn: at once, or after the replies before
+	// it (see h1Conn).
+	pc.wmu.Lock()
+	turn, ok := pc.line()
+	if !ok {
+		pc.wmu.Unlock()
+		return nil, &staleError{err: errConnClosed, piped: true}
+	}
+	if tr := r.tr; tr != nil {
+		switch {
+		case turn != nil:
+			tr.Notef("pipelining on the connection to %s", pc.conn.RemoteAddr())
+		case reused:
+			tr.Notef("reusing the connection to %s", pc.conn.RemoteAddr())
+		}
+		tr.Send(r.method + " /" + r.path + " HTTP/1.1")
+	}
+	if turn == nil {
+		pc.watch(ctx) // a cancel ends the write too
+	}
 	pc.wbuf = appendRequest(pc.wbuf[:0], r)
 	pc.conn.SetWriteDeadline(time.Now().Add(r.idle))
-	if ctx.Err() != nil {
+	if turn == nil && ctx.Err() != nil {
 		pc.conn.SetWriteDeadline(aLongTimeAgo)
 	}
-	if _, err := pc.conn.Write(pc.wbuf); err != nil {
+	_, err := pc.conn.Write(pc.wbuf)
+	pc.wmu.Unlock()
+	if err != nil {
+		if turn != nil {
+			// Behind another request's reply: whatever broke the
+			// connection, this request is made again.
+			pc.close()
+			return nil, &staleError{err: err, piped: true}
+		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return fail(err, "sending the request")
 		}
-		return fail(&staleError{err}, "")
+		return fail(&staleError{err: err}, "")
+	}
+	if turn != nil {
+		select {
+		case ok = <-turn.ch:
+		case <-ctx.Done():
+			if !pc.abandon(turn) && <-turn.ch {
+				pc.close() // its turn came as the context ended
+			}
+			return nil, ctx.Err()
+		}
+		if !ok {
+			return nil, &staleError{err: errConnClosed, piped: true}
+		}
+		pc.watch(ctx)
+		if err := ctx.Err(); err != nil {
+			pc.close()
+			return nil, err
+		}
 	}
 
 	pc.lr.n = t.maxHeader
 	pc.lr.arm, pc.lr.keep, pc.lr.done = r.idle, false, ctx.Done()
 	if _, err := pc.br.Peek(1); err != nil {
+		if turn != nil && ctx.Err() == nil {
+			// The server took the replies before this one and then
+			// dropped the connection, or kept it and never answered:
+			// it does not cope with pipelining. Pipeline to it no more,
+			// and make the request again.
+			t.pool.noPipeline(pc.key)
+			pc.close()
+			return nil, &staleError{err: err, piped: true}
+		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return fail(err, "awaiting the reply")
 		}
-		return fail(&staleError{err}, "")
+		return fail(&staleError{err: err}, "")
 	}
 	// The reply's header, once it has begun, must come whole within the
 	// idle timeout: the deadline is set at the next wait, and kept.
@@ -237,17 +297,6 @@ func (pc *h1Conn) watch(ctx context.Context) {
 	if unwatch != nil {
 		unwatch()
 	}
-}
-
-// release ends pc's exchange: back to the pool when reuse is set, nothing
-// is left unread and no cancellation touched it; otherwise closed.
-func (pc *h1Conn) release(reuse bool) {
-	if reuse && pc.br.Buffered() == 0 && !isDone(pc.watched) {
-		pc.lr.arm, pc.lr.done = 0, nil
-		pc.pool.put(pc)
-		return
-	}
-	pc.close()
 }
 
 // isDone reports whether done is closed.

@@ -475,31 +475,31 @@ func TestH1IdleExpiry(t *testing.T) {
 		io.Copy(io.Discard, c2)
 		closed <- time.Now()
 	}()
-	if pc, _, err := p.get(ctx, "k"); pc != nil || err != nil {
+	if pc, _, err := p.get(ctx, "k", false); pc != nil || err != nil {
 		t.Fatalf("get of an empty pool = %v, %v", pc, err)
 	}
 	pc := p.newConn("k", c1)
 	take := func(what string) {
 		t.Helper()
-		got, reused, err := p.get(ctx, "k")
+		got, reused, err := p.get(ctx, "k", false)
 		if got != pc || !reused || err != nil {
 			t.Fatalf("%s: get = %p, %v, %v; want the idle connection %p", what, got, reused, err, pc)
 		}
 	}
-	p.put(pc)
+	pc.release(true)
 	// Taken and put back often, for longer than the idle time.
 	for range 10 {
 		time.Sleep(idle / 10)
 		take("reused often")
-		p.put(pc)
+		pc.release(true)
 	}
 	// In use while the first timer would have fired, then put back.
 	take("before a long use")
 	time.Sleep(idle * 3 / 2)
-	p.put(pc)
+	pc.release(true)
 	time.Sleep(idle / 10)
 	take("after a long use")
-	p.put(pc)
+	pc.release(true)
 	last := time.Now()
 	select {
 	case at := <-closed:
@@ -509,7 +509,7 @@ func TestH1IdleExpiry(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the idle connection was not closed")
 	}
-	if got, reused, _ := p.get(ctx, "k"); got != nil || reused {
+	if got, reused, _ := p.get(ctx, "k", false); got != nil || reused {
 		t.Errorf("get after the expiry = %p, %v; want a slot to dial in", got, reused)
 	}
 }

@@ -10,11 +10,14 @@ import (
 
 // h1Pool keeps the connections of plain HTTP/1.1 requests, by host:port: at
 // most max per address, idle or in use, the idle ones for reuse until
-// they have idled idleTime. A request over the cap waits, first come first
-// served, for a connection to come back or to close. It is safe for
-// concurrent use.
+// they have idled idleTime. A request over the cap is pipelined, when
+// depth allows and it may be (see h1Conn), on the connection in use that
+// carries the fewest requests, below depth; otherwise it waits, first
+// come first served, for a connection to come back, to close, or to have
+// room for one more. It is safe for concurrent use.
 type h1Pool struct {
 	max      int
+	depth    int // the requests one connection carries at once; below 2, one
 	idleTime time.Duration
 
 	mu    sync.Mutex
@@ -23,26 +26,60 @@ type h1Pool struct {
 
 // h1Host is the state of one address.
 type h1Host struct {
-	open    int            // connections open: idle, in use, or being dialed
-	idle    []*h1Conn      // most recently used last
-	waiters []chan *h1Conn // requests over the cap, oldest first
+	open    int        // connections open: idle, in use, or being dialed
+	idle    []*h1Conn  // most recently used last
+	busy    []*h1Conn  // in use, when depth allows pipelining: its candidates
+	waiters []h1Waiter // requests over the cap, oldest first
+	noPipe  bool       // a pipelined request was dropped here: no more
+}
+
+// h1Waiter is a request waiting for a connection: ch gets one, or nil for a
+// slot to dial in.
+type h1Waiter struct {
+	ch   chan *h1Conn
+	pipe bool // it may be pipelined
 }
 
 // h1Conn is one connection, with the reader that outlives each exchange.
+//
+// Pipelining: the requests that take a connection write in turn, under
+// wmu, and read their replies in the same order. The first reads at once;
+// each later one waits for its turn, which it gets when the reply before
+// its own has been read to its end, or loses when the connection closes
+// first (its request is then made again on another connection: nothing of
+// its reply came). A connection takes a pipelined request only once an
+// exchange on it has ended with the connection kept (proven), and only
+// GET and HEAD requests are pipelined.
 type h1Conn struct {
 	key    string
 	conn   net.Conn
 	lr     limitedConn
 	br     *bufio.Reader
-	wbuf   []byte
 	since  time.Time   // when it went idle; zero while in use
 	timer  *time.Timer // closes it after idling idleTime (see expire)
 	closed bool        // guarded by pool.mu
 	pool   *h1Pool
 
-	mu      sync.Mutex      // guards watched against the tie's func
+	wmu  sync.Mutex // orders the requests' writes with their turns
+	wbuf []byte     // guarded by wmu
+
+	// Guarded by pool.mu.
+	inflight int       // requests that took it and have not ended
+	reading  bool      // a request reads its reply now (or is about to)
+	turns    []*h1Turn // requests written, waiting to read, in order
+	proven   bool      // an exchange on it ended with it kept alive
+
+	mu      sync.Mutex      // guards watched and unwatch against the tie's func
 	watched <-chan struct{} // the Done of the context pc is tied to
 	unwatch func() bool     // unties it
+}
+
+// h1Turn is a pipelined request's place in its connection's line of
+// replies: ch gets true when the replies before its own have been read,
+// false when the connection closed first.
+type h1Turn struct {
+	ch   chan bool
+	gone bool // the request gave up waiting (guarded by pool.mu)
 }
 
 // readBufferSize is the size of a connection's read buffer. It holds a
@@ -65,10 +102,13 @@ func (p *h1Pool) host(key string) *h1Host {
 	return hc
 }
 
-// get returns an idle connection of key (reused true), or nil and a slot
-// to dial one in: the caller then dials and calls add, or calls free when
-// the dial fails. Over the cap it waits under ctx for either.
-func (p *h1Pool) get(ctx context.Context, key string) (pc *h1Conn, reused bool, err error) {
+// get returns a connection of key for a request (reused true): an idle
+// one, or, over the cap and when pipe allows, one in use with room for
+// another request; or nil and a slot to dial one in: the caller then
+// dials and calls newConn, or calls free when the dial fails. Over the cap
+// it waits under ctx for any of these. The request has the connection
+// until it calls release or drop, or the connection closes.
+func (p *h1Pool) get(ctx context.Context, key string, pipe bool) (pc *h1Conn, reused bool, err error) {
 	p.mu.Lock()
 	hc := p.host(key)
 	if n := len(hc.idle); n > 0 {
@@ -76,6 +116,7 @@ func (p *h1Pool) get(ctx context.Context, key string) (pc *h1Conn, reused bool, 
 		hc.idle[n-1] = nil
 		hc.idle = hc.idle[:n-1]
 		pc.since = time.Time{}
+		p.take(hc, pc)
 		p.mu.Unlock()
 		return pc, true, nil
 	}
@@ -84,8 +125,15 @@ func (p *h1Pool) get(ctx context.Context, key string) (pc *h1Conn, reused bool, 
 		p.mu.Unlock()
 		return nil, false, nil
 	}
+	if pipe {
+		if pc = p.roomy(hc); pc != nil {
+			pc.inflight++
+			p.mu.Unlock()
+			return pc, true, nil
+		}
+	}
 	ch := make(chan *h1Conn, 1)
-	hc.waiters = append(hc.waiters, ch)
+	hc.waiters = append(hc.waiters, h1Waiter{ch, pipe})
 	p.mu.Unlock()
 	select {
 	case pc = <-ch:
@@ -94,7 +142,7 @@ func (p *h1Pool) get(ctx context.Context, key string) (pc *h1Conn, reused bool, 
 	}
 	p.mu.Lock()
 	for i, w := range hc.waiters {
-		if w == ch {
+		if w.ch == ch {
 			hc.waiters = append(hc.waiters[:i], hc.waiters[i+1:]...)
 			p.mu.Unlock()
 			return nil, false, ctx.Err()
@@ -103,18 +151,45 @@ func (p *h1Pool) get(ctx context.Context, key string) (pc *h1Conn, reused bool, 
 	p.mu.Unlock()
 	// Handed a connection or a slot as the context ended: give it back.
 	if pc = <-ch; pc != nil {
-		p.put(pc)
+		pc.drop()
 	} else {
 		p.free(key)
 	}
 	return nil, false, ctx.Err()
 }
 
-// newConn makes the pool's connection of a conn dialed in a slot of key.
+// take makes pc, idle or new, the connection of one request. Under p.mu.
+func (p *h1Pool) take(hc *h1Host, pc *h1Conn) {
+	pc.inflight = 1
+	if p.depth > 1 {
+		hc.busy = append(hc.busy, pc)
+	}
+}
+
+// roomy returns the connection of hc in use that may take one more
+// request and carries the fewest, or nil. Under p.mu.
+func (p *h1Pool) roomy(hc *h1Host) *h1Conn {
+	if p.depth < 2 || hc.noPipe {
+		return nil
+	}
+	var best *h1Conn
+	for _, pc := range hc.busy {
+		if pc.proven && !pc.closed && pc.inflight < p.depth && (best == nil || pc.inflight < best.inflight) {
+			best = pc
+		}
+	}
+	return best
+}
+
+// newConn makes the pool's connection of a conn dialed in a slot of key,
+// taken by the request that dialed it.
 func (p *h1Pool) newConn(key string, c net.Conn) *h1Conn {
 	pc := &h1Conn{key: key, conn: c, pool: p}
 	pc.lr.Conn = c
 	pc.br = bufio.NewReaderSize(&pc.lr, readBufferSize)
+	p.mu.Lock()
+	p.take(p.host(key), pc)
+	p.mu.Unlock()
 	return pc
 }
 
@@ -124,17 +199,92 @@ func (hc *h1Host) nextWaiter() chan *h1Conn {
 	if len(hc.waiters) == 0 {
 		return nil
 	}
-	ch := hc.waiters[0]
+	ch := hc.waiters[0].ch
 	hc.waiters = hc.waiters[1:]
 	return ch
 }
 
-// put offers pc, its exchange over, for reuse: to the first request
-// waiting for key, or else to the idle list.
-func (p *h1Pool) put(pc *h1Conn) {
+// line places the request that took pc in the line of replies; it holds
+// wmu, and writes its request next. turn is nil when it reads its reply
+// at once, else what it waits for first; ok is false when pc has closed.
+func (pc *h1Conn) line() (turn *h1Turn, ok bool) {
+	p := pc.pool
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pc.closed {
+		return nil, false
+	}
+	if !pc.reading {
+		pc.reading = true
+		return nil, true
+	}
+	turn = &h1Turn{ch: make(chan bool, 1)}
+	pc.turns = append(pc.turns, turn)
+	return turn, true
+}
+
+// abandon gives up turn, whose request no longer waits: its reply, when
+// its turn comes, closes the connection. It reports false when the turn
+// came first.
+func (pc *h1Conn) abandon(turn *h1Turn) bool {
+	p := pc.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range pc.turns {
+		if t == turn {
+			t.gone = true
+			return true
+		}
+	}
+	return false
+}
+
+// release ends the exchange of pc's reader: the next request in line
+// reads, or pc goes back to the pool when none is, provided reuse is set,
+// nothing unasked for is buffered, and no cancellation touched it;
+// otherwise pc is closed.
+func (pc *h1Conn) release(reuse bool) {
+	p := pc.pool
+	p.mu.Lock()
+	pc.inflight--
+	if !reuse || pc.closed || isDone(pc.watched) || (len(pc.turns) == 0 && pc.br.Buffered() != 0) {
+		p.mu.Unlock()
+		pc.close()
+		return
+	}
+	pc.proven = true
+	pc.lr.arm, pc.lr.done = 0, nil
 	hc := p.host(pc.key)
+	if len(pc.turns) > 0 {
+		turn := pc.turns[0]
+		pc.turns[0] = nil
+		pc.turns = pc.turns[1:]
+		if turn.gone {
+			p.mu.Unlock()
+			pc.close()
+			return
+		}
+		ch := p.pipeWaiter(hc, pc)
+		p.mu.Unlock()
+		turn.ch <- true
+		if ch != nil {
+			ch <- pc
+		}
+		return
+	}
+	pc.reading = false
+	if pc.inflight > 0 {
+		// Taken by a request that has yet to write: it reads at once.
+		ch := p.pipeWaiter(hc, pc)
+		p.mu.Unlock()
+		if ch != nil {
+			ch <- pc
+		}
+		return
+	}
+	p.untrack(hc, pc)
 	if ch := hc.nextWaiter(); ch != nil {
+		p.take(hc, pc)
 		p.mu.Unlock()
 		ch <- pc
 		return
@@ -145,6 +295,43 @@ func (p *h1Pool) put(pc *h1Conn) {
 	}
 	hc.idle = append(hc.idle, pc)
 	p.mu.Unlock()
+}
+
+// pipeWaiter gives pc, which has just had room made, to the oldest
+// request waiting for hc when that one may be pipelined on it, and
+// returns the waiter's channel to send pc on. Under p.mu.
+func (p *h1Pool) pipeWaiter(hc *h1Host, pc *h1Conn) chan *h1Conn {
+	if len(hc.waiters) == 0 || !hc.waiters[0].pipe || p.roomy(hc) != pc {
+		return nil
+	}
+	pc.inflight++
+	return hc.nextWaiter()
+}
+
+// untrack takes pc off hc's connections in use. Under p.mu.
+func (p *h1Pool) untrack(hc *h1Host, pc *h1Conn) {
+	for i, c := range hc.busy {
+		if c == pc {
+			hc.busy[i] = hc.busy[len(hc.busy)-1]
+			hc.busy[len(hc.busy)-1] = nil
+			hc.busy = hc.busy[:len(hc.busy)-1]
+			return
+		}
+	}
+}
+
+// drop gives up pc for a request that took it and wrote nothing on it:
+// pc is closed, unless other requests have it.
+func (pc *h1Conn) drop() {
+	p := pc.pool
+	p.mu.Lock()
+	if pc.inflight > 1 || pc.reading {
+		pc.inflight--
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	pc.close()
 }
 
 // expire closes pc if it has idled idleTime. The timer runs from pc's
@@ -188,19 +375,46 @@ func (hc *h1Host) remove(pc *h1Conn) bool {
 	return false
 }
 
-// close closes pc, which is not in the idle list, and frees its slot.
+// close closes pc, which is not in the idle list, and frees its slot; the
+// requests waiting for their turn on it lose it. It is safe to call more
+// than once.
 func (pc *h1Conn) close() {
+	p := pc.pool
+	p.mu.Lock()
+	if pc.closed {
+		p.mu.Unlock()
+		return
+	}
+	pc.closed = true // after which expire sets the timer no more
+	turns := pc.turns
+	pc.turns = nil
+	if hc := p.hosts[pc.key]; hc != nil {
+		p.untrack(hc, pc)
+	}
+	p.mu.Unlock()
 	pc.conn.Close()
 	if pc.timer != nil {
-		pc.pool.mu.Lock()
-		pc.closed = true // after which expire sets the timer no more
-		pc.pool.mu.Unlock()
 		pc.timer.Stop()
 	}
-	if pc.unwatch != nil {
-		pc.unwatch()
+	for _, t := range turns {
+		t.ch <- false
 	}
-	pc.pool.free(pc.key)
+	pc.mu.Lock()
+	unwatch := pc.unwatch
+	pc.unwatch = nil
+	pc.mu.Unlock()
+	if unwatch != nil {
+		unwatch()
+	}
+	p.free(pc.key)
+}
+
+// noPipeline stops pipelining to key: a request pipelined there was
+// dropped by the server.
+func (p *h1Pool) noPipeline(key string) {
+	p.mu.Lock()
+	p.host(key).noPipe = true
+	p.mu.Unlock()
 }
 
 // free gives up a slot of key, that of a connection closed or never
@@ -214,7 +428,7 @@ func (p *h1Pool) free(key string) {
 		return
 	}
 	hc.open--
-	if hc.open <= 0 && len(hc.idle) == 0 {
+	if hc.open <= 0 && len(hc.idle) == 0 && !hc.noPipe {
 		delete(p.hosts, key)
 	}
 	p.mu.Unlock()

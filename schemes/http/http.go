@@ -58,6 +58,23 @@ type Handler struct {
 	// MaxConnsPerHost caps the connections to one host:port, idle or in
 	// use. Zero means 8.
 	MaxConnsPerHost int
+	// Pipeline is how many requests one plain HTTP/1.1 connection carries
+	// at once (pipelining, RFC 9112 §9.3.2). When more requests to a host
+	// are in progress than MaxConnsPerHost connections, those over the
+	// cap are written on connections in use, up to Pipeline on each, and
+	// their replies are read in turn, instead of each waiting for a
+	// connection of its own. Zero or one means none.
+	//
+	// Only GET and HEAD requests are pipelined, only when they go direct
+	// (not through a proxy; HTTPS goes through net/http, which does not
+	// pipeline), and only on a connection that has already been kept alive
+	// after a reply. A request whose connection closes before its reply
+	// begins is made again on another. A server that drops a pipelined
+	// request (it closes the connection without saying so in the reply
+	// before, or does not answer within the idle timeout) is pipelined to
+	// no more. A request waits for its turn as long as the replies before
+	// it take to read, within its context.
+	Pipeline int
 	// MaxHeaderBytes bounds the size of a reply's header. Zero means 1 MiB.
 	MaxHeaderBytes int64
 	// Proxy chooses the proxy for a request. Nil means
@@ -71,9 +88,10 @@ type Handler struct {
 }
 
 var (
-	_ fetch.Handler = (*Handler)(nil)
-	_ fetch.Planner = (*Handler)(nil)
-	_ io.Closer     = (*Handler)(nil)
+	_ fetch.Handler   = (*Handler)(nil)
+	_ fetch.Planner   = (*Handler)(nil)
+	_ fetch.Pipeliner = (*Handler)(nil)
+	_ io.Closer       = (*Handler)(nil)
 )
 
 func (h *Handler) userAgent() string {

@@ -64,7 +64,7 @@ func (h *Handler) h1Transport() *h1 {
 	defer h.mu.Unlock()
 	if h.plain == nil {
 		h.plain = &h1{
-			pool:      h1Pool{max: h.maxConnsPerHost(), idleTime: idleConnTimeout},
+			pool:      h1Pool{max: h.maxConnsPerHost(), depth: h.Pipelining(), idleTime: idleConnTimeout},
 			maxHeader: h.maxHeaderBytes(),
 		}
 	}
@@ -73,6 +73,13 @@ func (h *Handler) h1Transport() *h1 {
 
 // idleConnTimeout is how long a connection may idle before it is closed.
 const idleConnTimeout = 90 * time.Second
+
+// Pipelining returns the requests one connection carries at once: Pipeline,
+// or 1 when it is below. It makes Handler a fetch.Pipeliner, so that the
+// Client and a Batch let that many transfers per connection run.
+func (h *Handler) Pipelining() int {
+	return max(h.Pipeline, 1)
+}
 
 func (h *Handler) maxConnsPerHost() int {
 	if h.MaxConnsPerHost > 0 {

@@ -1,0 +1,282 @@
+package http
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+)
+
+// pipeServer serves raw HTTP/1.1 with a reader and a writer per
+// connection, so that requests pipelined by the client are read while
+// earlier replies are still to be written. Each reply's body is the
+// request's path; the writer waits delay(path) before it. After the
+// reply to the n-th request of a connection (counting from 1), close(n)
+// says what to do: 0 keep the connection, 1 close it after the reply
+// without a word, 2 say "Connection: close" in the reply and close it.
+type pipeServer struct {
+	delay func(path string) time.Duration
+	close func(n int) int
+
+	accepted atomic.Int32
+	mu       sync.Mutex
+	peak     int // the most requests read and not yet answered on a connection
+}
+
+func (s *pipeServer) start(t *testing.T) string {
+	t.Helper()
+	addr := fetchtest.Serve(t, func(c net.Conn) {
+		s.accepted.Add(1)
+		paths := make(chan string, 64)
+		var outstanding atomic.Int32
+		go func() {
+			defer close(paths)
+			br := bufio.NewReader(c)
+			for {
+				r, err := http.ReadRequest(br)
+				if err != nil {
+					return
+				}
+				n := int(outstanding.Add(1))
+				s.mu.Lock()
+				s.peak = max(s.peak, n)
+				s.mu.Unlock()
+				paths <- r.URL.Path
+			}
+		}()
+		n := 0
+		for path := range paths {
+			n++
+			if s.delay != nil {
+				time.Sleep(s.delay(path))
+			}
+			how := 0
+			if s.close != nil {
+				how = s.close(n)
+			}
+			hdr := ""
+			if how == 2 {
+				hdr = "Connection: close\r\n"
+			}
+			outstanding.Add(-1) // before the reply, which lets the client send more
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n%s", len(path), hdr, path)
+			if how != 0 {
+				c.Close()
+				return
+			}
+		}
+	})
+	return "http://" + addr
+}
+
+// fetchMany fetches base+"/0" .. base+"/n-1" at once with h and checks
+// that each body is its own path.
+func fetchMany(t *testing.T, h *Handler, base string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			path := fmt.Sprintf("/%d", i)
+			if _, body, err := get(t, h, &fetch.Request{URL: parse(t, base+path)}); err != nil || string(body) != path {
+				t.Errorf("%s: got %q, %v", path, body, err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// noPipe reports whether h has stopped pipelining to base's host.
+func noPipe(h *Handler, base string) bool {
+	p := &h.h1Transport().pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	hc := p.hosts[base[len("http://"):]]
+	return hc != nil && hc.noPipe
+}
+
+// TestH1Pipeline: over the connection cap, requests are pipelined on the
+// connection in use, up to Pipeline at once, and each gets its own reply.
+func TestH1Pipeline(t *testing.T) {
+	tests := []struct {
+		name        string
+		pipeline    int
+		wantPeakMin int
+		wantPeakMax int
+	}{
+		{"none", 0, 1, 1},
+		{"one", 1, 1, 1},
+		{"four", 4, 2, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &pipeServer{delay: func(string) time.Duration { return 2 * time.Millisecond }}
+			base := s.start(t)
+			h := &Handler{MaxConnsPerHost: 1, Pipeline: tt.pipeline}
+			t.Cleanup(func() { h.Close() })
+			if got := h.Pipelining(); got != max(tt.pipeline, 1) {
+				t.Errorf("Pipelining() = %d, want %d", got, max(tt.pipeline, 1))
+			}
+			// The first exchange proves the connection kept alive; only
+			// then does it take pipelined requests.
+			fetchMany(t, h, base, 1)
+			fetchMany(t, h, base, 24)
+			if n := s.accepted.Load(); n != 1 {
+				t.Errorf("%d connections, want 1", n)
+			}
+			s.mu.Lock()
+			peak := s.peak
+			s.mu.Unlock()
+			if peak < tt.wantPeakMin || peak > tt.wantPeakMax {
+				t.Errorf("at most %d requests outstanding at the server, want %d to %d", peak, tt.wantPeakMin, tt.wantPeakMax)
+			}
+			if n := idleConns(h); n != 1 {
+				t.Errorf("%d idle connections after, want 1", n)
+			}
+		})
+	}
+}
+
+// TestH1PipelineClosed: a connection that closes with requests pipelined
+// on it makes them again on another. Closed with a word (Connection:
+// close) it is an ordinary end; closed without one after requests were
+// pipelined, the server is taken not to cope, and pipelined to no more.
+func TestH1PipelineClosed(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		how        int
+		wantNoPipe bool
+	}{
+		{"announced", 2, false},
+		{"silent", 1, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &pipeServer{
+				delay: func(string) time.Duration { return time.Millisecond },
+				close: func(n int) int {
+					if n == 3 {
+						return tt.how
+					}
+					return 0
+				},
+			}
+			base := s.start(t)
+			h := &Handler{MaxConnsPerHost: 2, Pipeline: 4}
+			t.Cleanup(func() { h.Close() })
+			fetchMany(t, h, base, 2)
+			fetchMany(t, h, base, 24)
+			if got := noPipe(h, base); got != tt.wantNoPipe {
+				t.Errorf("pipelining stopped: %v, want %v", got, tt.wantNoPipe)
+			}
+			if s.accepted.Load() < 3 {
+				t.Errorf("%d connections: the server's closes were not met", s.accepted.Load())
+			}
+		})
+	}
+}
+
+// TestH1PipelineCancel: a pipelined request whose context ends while it
+// waits for its turn returns at once; the request before it is not
+// disturbed, and the one after it is made again on another connection.
+func TestH1PipelineCancel(t *testing.T) {
+	s := &pipeServer{delay: func(path string) time.Duration {
+		if path == "/slow" {
+			return 300 * time.Millisecond
+		}
+		return 0
+	}}
+	base := s.start(t)
+	h := &Handler{MaxConnsPerHost: 1, Pipeline: 4}
+	t.Cleanup(func() { h.Close() })
+	fetchMany(t, h, base, 1)
+
+	slow := make(chan error, 1)
+	go func() {
+		_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/slow")})
+		if err == nil && string(body) != "/slow" {
+			err = fmt.Errorf("body %q", body)
+		}
+		slow <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // /slow has the connection
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/gone")})
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, fetch.Timeout) {
+		t.Errorf("the cancelled request: %v, want its context's end", err)
+	}
+	if d := time.Since(start); d > 200*time.Millisecond {
+		t.Errorf("the cancelled request returned after %v", d)
+	}
+	after := make(chan error, 1)
+	go func() {
+		_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/after")})
+		if err == nil && string(body) != "/after" {
+			err = fmt.Errorf("body %q", body)
+		}
+		after <- err
+	}()
+	if err := <-slow; err != nil {
+		t.Errorf("/slow: %v", err)
+	}
+	if err := <-after; err != nil {
+		t.Errorf("/after: %v", err)
+	}
+}
+
+// TestH1PipelineOrder: replies of different lengths and framings, read in
+// turn by requests whose readers take their time, each reach their own
+// request.
+func TestH1PipelineOrder(t *testing.T) {
+	addr := fetchtest.Serve(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			r, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			p := r.URL.Path
+			if len(p)%2 == 0 {
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(p), p)
+			} else {
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(p), p)
+			}
+		}
+	})
+	h := &Handler{MaxConnsPerHost: 2, Pipeline: 8}
+	t.Cleanup(func() { h.Close() })
+	base := "http://" + addr
+	fetchMany(t, h, base, 2)
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Go(func() {
+			path := fmt.Sprintf("/%0*d", 1+i%7, i)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+path)})
+			if err != nil {
+				t.Errorf("%s: %v", path, err)
+				return
+			}
+			defer res.Body.Close()
+			var b [1]byte
+			n, _ := res.Body.Read(b[:]) // a slow reader: the next waits for it
+			time.Sleep(time.Millisecond)
+			rest, err := io.ReadAll(res.Body)
+			if got := string(b[:n]) + string(rest); err != nil || got != path {
+				t.Errorf("%s: got %q, %v", path, got, err)
+			}
+		})
+	}
+	wg.Wait()
+}
