@@ -5,6 +5,10 @@
 #   FTP:  200 files of 1 KiB: fetch --parallel 8, curl (every URL on one
 #         command line: one connection, sequential) and lftp 'mget -P 8'.
 #   HTTP: 1000 files of 1 KiB: fetch --parallel P, curl -Z --parallel-max P.
+#   HTTP over two connections (a crawler's politeness cap), 200 of those
+#         files: fetch --parallel 2 and curl -Z --parallel-max 2, one request
+#         per connection at a time, against fetch --parallel 8 --per-host 2
+#         --pipeline 4, four at a time on each (HTTP/1.1 pipelining).
 # Runs alternate; prints the median wall time of each and the ratios.
 #
 #   bash bench/latency.sh [ROUNDS] [P]   (default 3 rounds, P = 64)
@@ -68,7 +72,9 @@ check() {
 }
 lftp_cmd=(lftp -e "set cmd:fail-exit yes; set net:max-retries 1; mget -P 8 -O $IT_DIR/out ${names[*]}; quit" "ftp://anonymous:x@$fa")
 
-declare -a ff cf lf fh ch
+declare -a ff cf lf fh ch f2 c2 fp
+polite=("${httpurls[@]:0:200}")
+np=${#polite[@]}
 for ((r = 1; r <= rounds; r++)); do
 	fresh
 	read -r t _ _ < <(measure "$fetch" -s --parallel 8 --per-host 8 -O --output-dir "$IT_DIR/out" "${ftpurls[@]}")
@@ -90,17 +96,34 @@ for ((r = 1; r <= rounds; r++)); do
 	read -r t _ _ < <(measure curl -s --no-progress-meter -Z --parallel-max "$par" --remote-name-all --output-dir "$IT_DIR/out" "${httpurls[@]}")
 	check "$nh" "curl (http)"
 	ch+=("$t")
-	printf 'round %d: ftp fetch %ss curl %ss lftp %ss; http fetch %ss curl %ss\n' "$r" "${ff[-1]}" "${cf[-1]}" "${lf[-1]}" "${fh[-1]}" "${ch[-1]}"
+	fresh
+	read -r t _ _ < <(measure "$fetch" -s --parallel 2 --per-host 2 -O --output-dir "$IT_DIR/out" "${polite[@]}")
+	check "$np" "fetch (http, 2 connections)"
+	f2+=("$t")
+	fresh
+	read -r t _ _ < <(measure curl -s --no-progress-meter -Z --parallel-max 2 --remote-name-all --output-dir "$IT_DIR/out" "${polite[@]}")
+	check "$np" "curl (http, 2 connections)"
+	c2+=("$t")
+	fresh
+	read -r t _ _ < <(measure "$fetch" -s --parallel 8 --per-host 2 --pipeline 4 -O --output-dir "$IT_DIR/out" "${polite[@]}")
+	check "$np" "fetch (http, 2 connections, pipelined)"
+	fp+=("$t")
+	printf 'round %d: ftp fetch %ss curl %ss lftp %ss; http fetch %ss curl %ss; 2 connections: fetch %ss curl %ss pipelined %ss\n' \
+		"$r" "${ff[-1]}" "${cf[-1]}" "${lf[-1]}" "${fh[-1]}" "${ch[-1]}" "${f2[-1]}" "${c2[-1]}" "${fp[-1]}"
 done
 
 python3 - "$rounds" "$(load)" "$rtt" "$nf" "$nh" "$par" "$(median "${ff[@]}")" "$(median "${cf[@]}")" "$(median "${lf[@]}")" \
-	"$(median "${fh[@]}")" "$(median "${ch[@]}")" <<'PY'
+	"$(median "${fh[@]}")" "$(median "${ch[@]}")" "$np" "$(median "${f2[@]}")" "$(median "${c2[@]}")" "$(median "${fp[@]}")" <<'PY'
 import sys
 rounds, load, rtt, nf, nh, par = sys.argv[1:7]
 ff, cf, lf, fh, ch = map(float, sys.argv[7:12])
+np = sys.argv[12]
+f2, c2, fp = map(float, sys.argv[13:16])
 def ok(b): return "met" if b else "NOT met"
 print(f"medians of {rounds} rounds through a {rtt} round trip; load {load}")
 print(f"ftp  {nf} x 1 KiB: fetch --parallel 8 {ff:.2f}s | curl (one connection) {cf:.2f}s | lftp mget -P 8 {lf:.2f}s"
       f" | fetch/curl {ff/cf:.2f} (<= 0.25: {ok(ff/cf <= 0.25)}), fetch/lftp {ff/lf:.2f} (<= 1.0: {ok(ff <= lf)})")
 print(f"http {nh} x 1 KiB: fetch --parallel {par} {fh:.2f}s | curl -Z --parallel-max {par} {ch:.2f}s | ratio {fh/ch:.2f} (<= 1.0: {ok(fh <= ch)})")
+print(f"http {np} x 1 KiB over 2 connections: fetch --parallel 2 {f2:.2f}s | curl -Z --parallel-max 2 {c2:.2f}s"
+      f" | fetch --parallel 8 --per-host 2 --pipeline 4 {fp:.2f}s: {fp/c2:.2f} of curl's time, {fp/f2:.2f} of unpipelined fetch's")
 PY
