@@ -133,12 +133,12 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 		// judge its address for this one, and drop it before the request
 		// is written when it fails.
 		if err := r.req.CheckReuse(pc.conn); err != nil {
-			pc.drop()
+			pc.drop(false)
 			return nil, fetch.Wrap(fetch.KindOf(err), err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		pc.drop()
+		pc.drop(false)
 		return nil, err
 	}
 	fail := func(err error, what string) (*http.Response, error) {
@@ -248,6 +248,9 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 		// reply proper follows. Its header counts against the bound too.
 	}
 	pc.lr.n = 1<<63 - 1
+	if t.pool.depth > 1 {
+		pc.readingBulk(resp.ContentLength)
+	}
 	// Each read of the body waits at most the idle timeout.
 	pc.lr.arm, pc.lr.keep = r.idle, true
 

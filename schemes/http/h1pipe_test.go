@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -27,6 +28,7 @@ import (
 type pipeServer struct {
 	delay func(path string) time.Duration
 	close func(n int) int
+	body  func(path string) string // nil: the path
 
 	accepted atomic.Int32
 	mu       sync.Mutex
@@ -68,8 +70,12 @@ func (s *pipeServer) start(t *testing.T) string {
 			if how == 2 {
 				hdr = "Connection: close\r\n"
 			}
+			body := path
+			if s.body != nil {
+				body = s.body(path)
+			}
 			outstanding.Add(-1) // before the reply, which lets the client send more
-			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n%s", len(path), hdr, path)
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n%s", len(body), hdr, body)
 			if how != 0 {
 				c.Close()
 				return
@@ -279,4 +285,53 @@ func TestH1PipelineOrder(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestH1PipelineNotBehindBulk: no request is pipelined behind a reply
+// whose body is longer than bulkBody: it goes on another connection, and
+// completes while that body is still unread.
+func TestH1PipelineNotBehindBulk(t *testing.T) {
+	big := strings.Repeat("b", bulkBody+1)
+	s := &pipeServer{
+		delay: func(path string) time.Duration {
+			if path == "/big" {
+				return 0
+			}
+			return 50 * time.Millisecond
+		},
+		body: func(path string) string {
+			if path == "/big" {
+				return big
+			}
+			return path
+		},
+	}
+	base := s.start(t)
+	h := &Handler{MaxConnsPerHost: 2, Pipeline: 4}
+	t.Cleanup(func() { h.Close() })
+	fetchMany(t, h, base, 2) // both connections proven
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/big")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The other connection carries these, in turn, while /big waits.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fetchMany(t, h, base, 3)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Error("requests were held behind the unread long body")
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || len(b) != len(big) {
+		t.Errorf("/big: %d bytes, %v", len(b), err)
+	}
+	<-done
 }

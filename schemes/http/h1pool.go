@@ -68,6 +68,7 @@ type h1Conn struct {
 	reading  bool      // a request reads its reply now (or is about to)
 	turns    []*h1Turn // requests written, waiting to read, in order
 	proven   bool      // an exchange on it ended with it kept alive
+	bulk     bool      // the reply read now is long: no request joins (see readingBulk)
 
 	mu      sync.Mutex      // guards watched and unwatch against the tie's func
 	watched <-chan struct{} // the Done of the context pc is tied to
@@ -151,7 +152,7 @@ func (p *h1Pool) get(ctx context.Context, key string, pipe bool) (pc *h1Conn, re
 	p.mu.Unlock()
 	// Handed a connection or a slot as the context ended: give it back.
 	if pc = <-ch; pc != nil {
-		pc.drop()
+		pc.drop(true)
 	} else {
 		p.free(key)
 	}
@@ -174,7 +175,7 @@ func (p *h1Pool) roomy(hc *h1Host) *h1Conn {
 	}
 	var best *h1Conn
 	for _, pc := range hc.busy {
-		if pc.proven && !pc.closed && pc.inflight < p.depth && (best == nil || pc.inflight < best.inflight) {
+		if pc.proven && !pc.closed && !pc.bulk && pc.inflight < p.depth && (best == nil || pc.inflight < best.inflight) {
 			best = pc
 		}
 	}
@@ -252,7 +253,7 @@ func (pc *h1Conn) release(reuse bool) {
 		pc.close()
 		return
 	}
-	pc.proven = true
+	pc.proven, pc.bulk = true, false
 	pc.lr.arm, pc.lr.done = 0, nil
 	hc := p.host(pc.key)
 	if len(pc.turns) > 0 {
@@ -282,6 +283,13 @@ func (pc *h1Conn) release(reuse bool) {
 		}
 		return
 	}
+	p.rest(hc, pc)
+}
+
+// rest gives pc, which no request has now, to the oldest request waiting
+// for hc, or else to the idle list. It is called under p.mu, and unlocks
+// it.
+func (p *h1Pool) rest(hc *h1Host, pc *h1Conn) {
 	p.untrack(hc, pc)
 	if ch := hc.nextWaiter(); ch != nil {
 		p.take(hc, pc)
@@ -320,19 +328,43 @@ func (p *h1Pool) untrack(hc *h1Host, pc *h1Conn) {
 	}
 }
 
-// drop gives up pc for a request that took it and wrote nothing on it:
-// pc is closed, unless other requests have it.
-func (pc *h1Conn) drop() {
+// drop gives up pc for a request that took it and wrote nothing on it.
+// When other requests have it, they keep it; otherwise it is closed, or
+// with keep set, given on as after an exchange.
+func (pc *h1Conn) drop(keep bool) {
 	p := pc.pool
 	p.mu.Lock()
 	if pc.inflight > 1 || pc.reading {
 		pc.inflight--
+		ch := p.pipeWaiter(p.host(pc.key), pc)
 		p.mu.Unlock()
+		if ch != nil {
+			ch <- pc
+		}
+		return
+	}
+	if keep && !pc.closed {
+		pc.inflight--
+		p.rest(p.host(pc.key), pc)
 		return
 	}
 	p.mu.Unlock()
 	pc.close()
 }
+
+// readingBulk records whether the reply pc's reader now reads has a body
+// longer than bulkBody, behind which no request is pipelined: it would
+// wait for all of it.
+func (pc *h1Conn) readingBulk(length int64) {
+	p := pc.pool
+	p.mu.Lock()
+	pc.bulk = length > bulkBody
+	p.mu.Unlock()
+}
+
+// bulkBody is the longest reply body (by its Content-Length) a request is
+// pipelined behind. A body of unknown length (chunked) is not held to it.
+const bulkBody = 1 << 20
 
 // expire closes pc if it has idled idleTime. The timer runs from pc's
 // first put to its close, and is not reset as pc is taken and put back:

@@ -67,13 +67,14 @@ type Handler struct {
 	//
 	// Only GET and HEAD requests are pipelined, only when they go direct
 	// (not through a proxy; HTTPS goes through net/http, which does not
-	// pipeline), and only on a connection that has already been kept alive
-	// after a reply. A request whose connection closes before its reply
-	// begins is made again on another. A server that drops a pipelined
-	// request (it closes the connection without saying so in the reply
-	// before, or does not answer within the idle timeout) is pipelined to
-	// no more. A request waits for its turn as long as the replies before
-	// it take to read, within its context.
+	// pipeline), only on a connection that has already been kept alive
+	// after a reply, and never behind a reply whose body is longer than
+	// 1 MiB by its Content-Length. A request whose connection closes
+	// before its reply begins is made again on another. A server that
+	// drops a pipelined request (it closes the connection without saying
+	// so in the reply before, or does not answer within the idle timeout)
+	// is pipelined to no more. A request waits for its turn as long as
+	// the replies before it take to read, within its context.
 	Pipeline int
 	// MaxHeaderBytes bounds the size of a reply's header. Zero means 1 MiB.
 	MaxHeaderBytes int64
