@@ -204,7 +204,7 @@ func (s *scheduler) add(j *job, p url.Parser) {
 	if h == nil {
 		h = &hostQueue{id: id, cap: s.perHost}
 		if hd, ok := s.b.Client.Handler(u.Scheme); ok {
-			h.cap *= perConn(hd)
+			h.cap *= perConn(hd, u)
 		}
 		lim := s.b.Rate
 		if s.b.HostRate != nil {

@@ -61,19 +61,20 @@ type Planner interface {
 
 // Pipeliner is implemented by handlers whose connections can carry more
 // than one request at a time (HTTP/1.1 pipelining). Pipelining returns
-// how many; a value below 2 means one. The per-host caps (Client.PerHost,
-// Batch.PerHost) count connections' worth of transfers: to a host of such
-// a handler, PerHost times Pipelining transfers may be in progress, over
-// no more than PerHost connections.
+// how many requests for URLs like u (its scheme, host and port) one
+// connection carries; a value below 2 means one. The per-host caps
+// (Client.PerHost, Batch.PerHost) count connections' worth of transfers:
+// to such a host, PerHost times Pipelining transfers may be in progress,
+// over no more than PerHost connections.
 type Pipeliner interface {
-	Pipelining() int
+	Pipelining(u *url.URL) int
 }
 
-// perConn returns the transfers one connection of h carries at once: its
-// Pipelining when it is a Pipeliner, else 1.
-func perConn(h Handler) int {
+// perConn returns the transfers one connection of h carries at once for
+// URLs like u: its Pipelining when it is a Pipeliner, else 1.
+func perConn(h Handler, u *url.URL) int {
 	if p, ok := h.(Pipeliner); ok {
-		if n := p.Pipelining(); n > 1 {
+		if n := p.Pipelining(u); n > 1 {
 			return n
 		}
 	}

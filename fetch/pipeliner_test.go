@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/url"
 )
 
 // gateHandler counts the fetches in progress at once. Each waits, up to a
@@ -27,7 +29,7 @@ func newGate(depth, want int) *gateHandler {
 	return &gateHandler{depth: depth, want: want, reached: make(chan struct{})}
 }
 
-func (g *gateHandler) Pipelining() int { return g.depth }
+func (g *gateHandler) Pipelining(*url.URL) int { return g.depth }
 
 func (g *gateHandler) Fetch(ctx context.Context, req *Request) (*Resource, error) {
 	g.mu.Lock()

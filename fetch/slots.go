@@ -104,7 +104,7 @@ func (c *Client) acquire(ctx context.Context, h Handler, r *Request, hs *heldSlo
 	if n < 0 || !ok {
 		return nil // hs.s is nil: no limit to count against
 	}
-	n *= perConn(h)
+	n *= perConn(h, r.URL)
 	c.mu.Lock()
 	if c.hosts == nil {
 		c.hosts = make(map[slotKey]*slots)

@@ -129,8 +129,11 @@ func TestH1Pipeline(t *testing.T) {
 			base := s.start(t)
 			h := &Handler{MaxConnsPerHost: 1, Pipeline: tt.pipeline}
 			t.Cleanup(func() { h.Close() })
-			if got := h.Pipelining(); got != max(tt.pipeline, 1) {
-				t.Errorf("Pipelining() = %d, want %d", got, max(tt.pipeline, 1))
+			if got := h.Pipelining(parse(t, base+"/")); got != max(tt.pipeline, 1) {
+				t.Errorf("Pipelining(http) = %d, want %d", got, max(tt.pipeline, 1))
+			}
+			if got := h.Pipelining(parse(t, "https://example.org/")); got != 1 {
+				t.Errorf("Pipelining(https) = %d, want 1: net/http does not pipeline", got)
 			}
 			// The first exchange proves the connection kept alive; only
 			// then does it take pipelined requests.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
 )
 
 // maxTransports bounds the transports a Handler keeps, one per distinct
@@ -64,7 +65,7 @@ func (h *Handler) h1Transport() *h1 {
 	defer h.mu.Unlock()
 	if h.plain == nil {
 		h.plain = &h1{
-			pool:      h1Pool{max: h.maxConnsPerHost(), depth: h.Pipelining(), idleTime: idleConnTimeout},
+			pool:      h1Pool{max: h.maxConnsPerHost(), depth: h.pipelining(), idleTime: idleConnTimeout},
 			maxHeader: h.maxHeaderBytes(),
 		}
 	}
@@ -74,12 +75,19 @@ func (h *Handler) h1Transport() *h1 {
 // idleConnTimeout is how long a connection may idle before it is closed.
 const idleConnTimeout = 90 * time.Second
 
-// Pipelining returns the requests one connection carries at once: Pipeline,
-// or 1 when it is below. It makes Handler a fetch.Pipeliner, so that the
-// Client and a Batch let that many transfers per connection run.
-func (h *Handler) Pipelining() int {
+// Pipelining returns the requests one connection to u's host carries at
+// once: Pipeline (at least 1) for http URLs, 1 for https, which net/http
+// carries. It makes Handler a fetch.Pipeliner, so that the Client and a
+// Batch let that many transfers per connection run.
+func (h *Handler) Pipelining(u *url.URL) int {
+	if u == nil || u.Scheme != "http" {
+		return 1
+	}
 	return max(h.Pipeline, 1)
 }
+
+// pipelining is the depth of the h1 transport's pool.
+func (h *Handler) pipelining() int { return max(h.Pipeline, 1) }
 
 func (h *Handler) maxConnsPerHost() int {
 	if h.MaxConnsPerHost > 0 {
