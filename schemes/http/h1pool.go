@@ -265,22 +265,14 @@ func (pc *h1Conn) release(reuse bool) {
 			pc.close()
 			return
 		}
-		ch := p.pipeWaiter(hc, pc)
-		p.mu.Unlock()
-		turn.ch <- true
-		if ch != nil {
-			ch <- pc
-		}
+		turn.ch <- true // buffered: it waits for no one
+		p.offer(hc, pc)
 		return
 	}
 	pc.reading = false
 	if pc.inflight > 0 {
 		// Taken by a request that has yet to write: it reads at once.
-		ch := p.pipeWaiter(hc, pc)
-		p.mu.Unlock()
-		if ch != nil {
-			ch <- pc
-		}
+		p.offer(hc, pc)
 		return
 	}
 	p.rest(hc, pc)
@@ -305,15 +297,18 @@ func (p *h1Pool) rest(hc *h1Host, pc *h1Conn) {
 	p.mu.Unlock()
 }
 
-// pipeWaiter gives pc, which has just had room made, to the oldest
-// request waiting for hc when that one may be pipelined on it, and
-// returns the waiter's channel to send pc on. Under p.mu.
-func (p *h1Pool) pipeWaiter(hc *h1Host, pc *h1Conn) chan *h1Conn {
+// offer gives pc, which other requests keep and which has just had room
+// made, to the oldest request waiting for hc when that one may be
+// pipelined on it. It is called under p.mu, and unlocks it.
+func (p *h1Pool) offer(hc *h1Host, pc *h1Conn) {
 	if len(hc.waiters) == 0 || !hc.waiters[0].pipe || p.roomy(hc) != pc {
-		return nil
+		p.mu.Unlock()
+		return
 	}
 	pc.inflight++
-	return hc.nextWaiter()
+	ch := hc.nextWaiter()
+	p.mu.Unlock()
+	ch <- pc
 }
 
 // untrack takes pc off hc's connections in use. Under p.mu.
@@ -336,11 +331,7 @@ func (pc *h1Conn) drop(keep bool) {
 	p.mu.Lock()
 	if pc.inflight > 1 || pc.reading {
 		pc.inflight--
-		ch := p.pipeWaiter(p.host(pc.key), pc)
-		p.mu.Unlock()
-		if ch != nil {
-			ch <- pc
-		}
+		p.offer(p.host(pc.key), pc)
 		return
 	}
 	if keep && !pc.closed {
