@@ -45,7 +45,13 @@ type fileOut struct {
 	final  string
 	resume bool
 	tmp    *os.File
-	// unnamed is set when tmp has no name yet (see createUnnamed).
+	// fd is an unnamed file's descriptor while no *os.File holds it:
+	// set when fdOpen is. Writes go to it directly; an *os.File is made
+	// of it only for what needs one (see file), which saves a small
+	// file the cost of one (an fcntl, a finalizer, the poller's locks).
+	fd     int
+	fdOpen bool
+	// unnamed is set when the file has no name yet (see createUnnamed).
 	unnamed bool
 	// special is set when tmp is FILE itself, a device or a pipe.
 	special bool
@@ -65,7 +71,7 @@ func (f *fileOut) partName() string { return f.final + ".part" }
 
 // open prepares the temporary file and returns the offset to resume at.
 func (f *fileOut) open() (int64, error) {
-	f.tmp, f.unnamed, f.special, f.fromFinal, f.pending, f.off = nil, false, false, false, false, 0
+	f.tmp, f.fdOpen, f.unnamed, f.special, f.fromFinal, f.pending, f.off = nil, false, false, false, false, false, 0
 	if !f.many && isSpecial(f.final) {
 		t, err := os.OpenFile(f.final, os.O_WRONLY, 0)
 		if err != nil {
@@ -77,8 +83,8 @@ func (f *fileOut) open() (int64, error) {
 	if !f.resume {
 		dir, _ := filepath.Split(f.final)
 		removeStaleParts(dir)
-		if t, ok := createUnnamed(dir, f.final); ok {
-			f.tmp, f.unnamed = t, true
+		if fd, ok := createUnnamed(dir); ok {
+			f.fd, f.fdOpen, f.unnamed = fd, true, true
 			return 0, nil
 		}
 		t, err := createTemp(f.final)
@@ -133,10 +139,11 @@ func (f *fileOut) startAt(off int64) error {
 	if off == f.off {
 		return nil // already there: a new file at 0, or a part resumed at its end
 	}
-	if err := f.tmp.Truncate(off); err != nil {
+	t := f.file()
+	if err := t.Truncate(off); err != nil {
 		return err
 	}
-	_, err := f.tmp.Seek(off, io.SeekStart)
+	_, err := t.Seek(off, io.SeekStart)
 	f.off = off
 	return err
 }
@@ -172,10 +179,22 @@ func (f *fileOut) Write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+	if f.fdOpen {
+		return writeFD(f.fd, f.final, p)
+	}
 	if f.tmp == nil {
 		return 0, errors.New("write to a closed output file")
 	}
 	return f.tmp.Write(p)
+}
+
+// file returns the *os.File of the output, making one of a bare
+// descriptor first; nil when nothing is open.
+func (f *fileOut) file() *os.File {
+	if f.fdOpen {
+		f.tmp, f.fdOpen = os.NewFile(uintptr(f.fd), f.final), false
+	}
+	return f.tmp
 }
 
 // ReadFrom lets io.Copy hand the copy to the operating system: the
@@ -199,15 +218,19 @@ func (f *fileOut) ReadFrom(r io.Reader) (int64, error) {
 		}
 		n = int64(m)
 	}
-	if f.tmp == nil {
+	t := f.file()
+	if t == nil {
 		return 0, errors.New("write to a closed output file")
 	}
-	m, err := f.tmp.ReadFrom(r)
+	m, err := t.ReadFrom(r)
 	return n + m, err
 }
 
 // commit makes the file final.
 func (f *fileOut) commit() error {
+	if f.fdOpen {
+		return f.commitFD()
+	}
 	t := f.tmp
 	f.tmp = nil
 	if t == nil {
@@ -221,9 +244,10 @@ func (f *fileOut) commit() error {
 	}
 	if f.unnamed {
 		f.unnamed = false
-		err := linkUnnamed(t, f.final)
+		fd := int(t.Fd())
+		err := linkUnnamed(fd, f.final)
 		if errors.Is(err, fs.ErrExist) {
-			err = replace(t, f.final, func(tmp string) error { return linkUnnamed(t, tmp) })
+			err = replace(t, f.final, func(tmp string) error { return linkUnnamed(fd, tmp) })
 		}
 		if cerr := t.Close(); err == nil && cerr != nil {
 			os.Remove(f.final) // named, but its bytes may not all be there
@@ -244,6 +268,29 @@ func (f *fileOut) commit() error {
 	dirMu.Lock()
 	defer dirMu.Unlock()
 	return os.Rename(t.Name(), f.final)
+}
+
+// commitFD names the unnamed file that a bare descriptor holds: commit
+// without an *os.File, unless something is in the way of the name.
+func (f *fileOut) commitFD() error {
+	f.unnamed = false
+	err := linkUnnamed(f.fd, f.final)
+	if errors.Is(err, fs.ErrExist) {
+		t := f.file()
+		f.tmp = nil
+		err = replace(t, f.final, func(tmp string) error { return linkUnnamed(f.fd, tmp) })
+		if cerr := t.Close(); err == nil && cerr != nil {
+			os.Remove(f.final)
+			err = cerr
+		}
+		return err
+	}
+	f.fdOpen = false
+	if cerr := closeFD(f.fd, f.final); err == nil && cerr != nil {
+		os.Remove(f.final) // named, but its bytes may not all be there
+		err = cerr
+	}
+	return err
 }
 
 // isSpecial reports whether name is a device, a named pipe or a socket:
@@ -314,6 +361,11 @@ var pidText = strconv.Itoa(os.Getpid())
 // abort discards the temporary file, or keeps FILE.part when resuming.
 func (f *fileOut) abort() {
 	f.pending, f.fromFinal = false, false
+	if f.fdOpen {
+		closeFD(f.fd, f.final)
+		f.fdOpen, f.unnamed = false, false
+		return
+	}
 	if f.tmp == nil {
 		return
 	}

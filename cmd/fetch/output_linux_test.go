@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -217,4 +218,44 @@ func TestOutputSpecial(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A small file is written through its bare descriptor, with no *os.File
+// made for it; a ReadFrom after writes goes on where they ended, and a
+// failed write is the output's, naming the file.
+func TestOutputBareDescriptor(t *testing.T) {
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "f.bin")
+	f := &fileOut{final: dst}
+	if _, err := f.open(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	if !f.fdOpen || f.tmp != nil {
+		t.Fatalf("after a write: fdOpen %v, *os.File %v; want the bare descriptor alone", f.fdOpen, f.tmp)
+	}
+	if n, err := f.ReadFrom(strings.NewReader("def")); n != 3 || err != nil {
+		t.Fatalf("ReadFrom = %d, %v", n, err)
+	}
+	if err := f.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(dst); string(b) != "abcdef" {
+		t.Errorf("file = %q, want abcdef", b)
+	}
+
+	f = &fileOut{final: filepath.Join(dir, "g.bin")}
+	if _, err := f.open(); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(f.fd) // the write below fails
+	_, err := f.Write([]byte("x"))
+	var pe *os.PathError
+	if !errors.As(err, &pe) || pe.Op != "write" || pe.Path != f.final || !writeSide(err) {
+		t.Errorf("Write on a closed descriptor = %v; want a write error naming %s", err, f.final)
+	}
+	f.fdOpen = false // closed above
+	f.abort()
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"sync"
@@ -20,25 +22,56 @@ import (
 // the caller then uses a named temporary file.
 //
 // dir is final's folder as filepath.Split gives it ("" for the current
-// one).
-func createUnnamed(dir, final string) (f *os.File, ok bool) {
+// one). The file is a bare descriptor, written with writeFD and closed
+// with closeFD, or handed to os.NewFile.
+func createUnnamed(dir string) (fd int, ok bool) {
 	if dir == "" {
 		dir = "."
 	}
 	if !procFD() {
-		return nil, false
+		return -1, false
 	}
 	if _, no := noUnnamed.Load(dir); no {
-		return nil, false
+		return -1, false
 	}
 	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o666)
 	if err != nil {
 		if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) {
 			noUnnamed.Store(dir, true)
 		}
-		return nil, false
+		return -1, false
 	}
-	return os.NewFile(uintptr(fd), final), true
+	return fd, true
+}
+
+// writeFD writes all of p to the file fd, as an *os.File's Write would:
+// a short write is carried on, an interrupted one made again, and a
+// failure is an *fs.PathError (Op "write") naming name.
+func writeFD(fd int, name string, p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := unix.Write(fd, p[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return n, &fs.PathError{Op: "write", Path: name, Err: err}
+		}
+		if m == 0 {
+			return n, &fs.PathError{Op: "write", Path: name, Err: io.ErrShortWrite}
+		}
+		n += m
+	}
+	return n, nil
+}
+
+// closeFD closes the file fd, named name in an error. An interrupted
+// close is not made again: on Linux the descriptor is gone either way.
+func closeFD(fd int, name string) error {
+	if err := unix.Close(fd); err != nil && err != unix.EINTR {
+		return &fs.PathError{Op: "close", Path: name, Err: err}
+	}
+	return nil
 }
 
 // noUnnamed holds the folders whose file system refused O_TMPFILE.
@@ -51,15 +84,14 @@ var procFD = sync.OnceValue(func() bool {
 	return err == nil && fi.IsDir()
 })
 
-// linkUnnamed gives the unnamed file t the name name. A name that exists
+// linkUnnamed gives the unnamed file fd the name name. A name that exists
 // is an error satisfying errors.Is(err, fs.ErrExist).
 //
 // It links the descriptor itself (AT_EMPTY_PATH), which kernels since
 // 6.10 allow the process that opened it, and before that only one with
 // CAP_DAC_READ_SEARCH; failing that, the descriptor's /proc/self/fd path,
 // which costs a walk through /proc (about 5 µs a file).
-func linkUnnamed(t *os.File, name string) error {
-	fd := int(t.Fd())
+func linkUnnamed(fd int, name string) error {
 	var err error
 	if !noEmptyPath.Load() {
 		err = unix.Linkat(fd, "", unix.AT_FDCWD, name, unix.AT_EMPTY_PATH)
@@ -71,7 +103,7 @@ func linkUnnamed(t *os.File, name string) error {
 		err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
 	}
 	if err != nil {
-		return &os.LinkError{Op: "link", Old: t.Name(), New: name, Err: err}
+		return &os.LinkError{Op: "link", Old: "/proc/self/fd/" + strconv.Itoa(fd), New: name, Err: err}
 	}
 	return nil
 }
