@@ -11,12 +11,17 @@
 #
 # Each CMD is split into words and gets the output folder, then the URLs,
 # appended; $URLS in it is the file listing the URLs (for commands that
-# read a list), $FETCH a fetch built from this tree. For example:
+# read a list), $FETCH a fetch built from this tree. A CMD that starts
+# with the word "stdout:" gets the URLs alone and writes the bodies to its
+# standard output (to /dev/null): what the files themselves cost is the
+# difference from the same command with -O. For example:
 #
 #   bash bench/pair.sh 21 "$PWD/old-fetch -s --parallel 64 --per-host 64 -O --output-dir" \
 #       '$FETCH -s --parallel 64 --per-host 64 -O --output-dir'
 #   bash bench/pair.sh 21 '$FETCH -s --parallel 64 --per-host 64 -O --output-dir' \
 #       'env GOGC=200 $FETCH -s --parallel 64 --per-host 64 -O --output-dir'
+#   bash bench/pair.sh 15 '$FETCH -s --parallel 64 --per-host 64 -O --output-dir' \
+#       'stdout: $FETCH -s --parallel 64 --per-host 64'
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -48,6 +53,8 @@ python3 - "$rounds" "$outroot" "$(load)" "$@" <<'PY'
 import os, shlex, shutil, statistics, sys, tempfile, time
 rounds, outroot, load, cmds = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
 cmds = [[os.path.expandvars(w) for w in shlex.split(c)] for c in cmds]
+tostdout = [c[:1] == ["stdout:"] for c in cmds]
+cmds = [c[1:] if s else c for c, s in zip(cmds, tostdout)]
 urls = open(os.environ["URLS"]).read().split()
 base = tempfile.mkdtemp(prefix="fetch-pair.", dir=outroot)
 res = [[] for _ in cmds]  # (wall, cpu) per round
@@ -62,14 +69,14 @@ try:
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 1)
                 try:
-                    os.execvp(c[0], c + [out] + urls)
+                    os.execvp(c[0], c + urls if tostdout[j] else c + [out] + urls)
                 finally:
                     os._exit(127)
             _, status, ru = os.wait4(pid, 0)
             t1 = time.monotonic_ns()
             if status != 0:
                 sys.exit(f"{' '.join(c)}: exit status {os.waitstatus_to_exitcode(status)}")
-            if len(os.listdir(out)) != len(urls):
+            if not tostdout[j] and len(os.listdir(out)) != len(urls):
                 sys.exit(f"{' '.join(c)}: wrote {len(os.listdir(out))} files, not {len(urls)}")
             res[j].append(((t1 - t0) / 1e6, (ru.ru_utime + ru.ru_stime) * 1e3, ru.ru_utime * 1e3, ru.ru_stime * 1e3))
 finally:
