@@ -228,8 +228,8 @@ func (f *fileOut) ReadFrom(r io.Reader) (int64, error) {
 
 // commit makes the file final.
 func (f *fileOut) commit() error {
-	if f.fdOpen {
-		return f.commitFD()
+	if f.unnamed {
+		return f.commitUnnamed()
 	}
 	t := f.tmp
 	f.tmp = nil
@@ -241,19 +241,6 @@ func (f *fileOut) commit() error {
 	if f.special {
 		f.special = false
 		return t.Close()
-	}
-	if f.unnamed {
-		f.unnamed = false
-		fd := int(t.Fd())
-		err := linkUnnamed(fd, f.final)
-		if errors.Is(err, fs.ErrExist) {
-			err = replace(t, f.final, func(tmp string) error { return linkUnnamed(fd, tmp) })
-		}
-		if cerr := t.Close(); err == nil && cerr != nil {
-			os.Remove(f.final) // named, but its bytes may not all be there
-			err = cerr
-		}
-		return err
 	}
 	if f.many && isSpecial(f.final) {
 		err := copyInto(t, f.final)
@@ -270,23 +257,28 @@ func (f *fileOut) commit() error {
 	return os.Rename(t.Name(), f.final)
 }
 
-// commitFD names the unnamed file that a bare descriptor holds: commit
-// without an *os.File, unless something is in the way of the name.
-func (f *fileOut) commitFD() error {
+// commitUnnamed gives the unnamed file its final name, and closes it. A
+// bare descriptor (the common case, a small file) gets no *os.File unless
+// something is in the way of the name (see replace).
+func (f *fileOut) commitUnnamed() error {
 	f.unnamed = false
-	err := linkUnnamed(f.fd, f.final)
-	if errors.Is(err, fs.ErrExist) {
-		t := f.file()
-		f.tmp = nil
-		err = replace(t, f.final, func(tmp string) error { return linkUnnamed(f.fd, tmp) })
-		if cerr := t.Close(); err == nil && cerr != nil {
-			os.Remove(f.final)
-			err = cerr
-		}
-		return err
+	fd := f.fd
+	if !f.fdOpen {
+		fd = int(f.tmp.Fd())
 	}
-	f.fdOpen = false
-	if cerr := closeFD(f.fd, f.final); err == nil && cerr != nil {
+	err := linkUnnamed(fd, f.final)
+	if errors.Is(err, fs.ErrExist) {
+		err = replace(f.file(), f.final, func(tmp string) error { return linkUnnamed(fd, tmp) })
+	}
+	var cerr error
+	if f.fdOpen {
+		f.fdOpen = false
+		cerr = closeFD(fd, f.final)
+	} else {
+		cerr = f.tmp.Close()
+		f.tmp = nil
+	}
+	if err == nil && cerr != nil {
 		os.Remove(f.final) // named, but its bytes may not all be there
 		err = cerr
 	}
