@@ -29,6 +29,7 @@ type pipeServer struct {
 	delay func(path string) time.Duration
 	close func(n int) int
 	body  func(path string) string // nil: the path
+	nagle bool                      // write with Nagle's algorithm on, as nginx does
 
 	accepted atomic.Int32
 	mu       sync.Mutex
@@ -39,6 +40,9 @@ func (s *pipeServer) start(t *testing.T) string {
 	t.Helper()
 	addr := fetchtest.Serve(t, func(c net.Conn) {
 		s.accepted.Add(1)
+		if tc, ok := c.(*net.TCPConn); ok && s.nagle {
+			tc.SetNoDelay(false)
+		}
 		paths := make(chan string, 64)
 		var outstanding atomic.Int32
 		go func() {

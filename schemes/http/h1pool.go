@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -69,6 +70,8 @@ type h1Conn struct {
 	turns    []*h1Turn // requests written, waiting to read, in order
 	proven   bool      // an exchange on it ended with it kept alive
 	bulk     bool      // the reply read now is long: no request joins (see readingBulk)
+
+	sock syscall.RawConn // the socket, for quickAck, when requests may be pipelined
 
 	mu      sync.Mutex      // guards watched and unwatch against the tie's func
 	watched <-chan struct{} // the Done of the context pc is tied to
@@ -188,6 +191,9 @@ func (p *h1Pool) newConn(key string, c net.Conn) *h1Conn {
 	pc := &h1Conn{key: key, conn: c, pool: p}
 	pc.lr.Conn = c
 	pc.br = bufio.NewReaderSize(&pc.lr, readBufferSize)
+	if p.depth > 1 {
+		pc.sock = socketOf(c)
+	}
 	p.mu.Lock()
 	p.take(p.host(key), pc)
 	p.mu.Unlock()
@@ -265,8 +271,14 @@ func (pc *h1Conn) release(reuse bool) {
 			pc.close()
 			return
 		}
+		// Nothing of the next reply yet: acknowledge this one now, which
+		// the server may be waiting for to send it (see quickAck).
+		ack := pc.br.Buffered() == 0
 		turn.ch <- true // buffered: it waits for no one
 		p.offer(hc, pc)
+		if ack {
+			quickAck(pc.sock)
+		}
 		return
 	}
 	pc.reading = false
