@@ -29,7 +29,7 @@ type pipeServer struct {
 	delay func(path string) time.Duration
 	close func(n int) int
 	body  func(path string) string // nil: the path
-	nagle bool                      // write with Nagle's algorithm on, as nginx does
+	nagle bool                     // write with Nagle's algorithm on, as nginx does
 
 	accepted atomic.Int32
 	mu       sync.Mutex
