@@ -49,7 +49,11 @@ start() {
 	# Files that begin like a gopher error item, and are not one.
 	mkdir -p "$root/looks3"
 	printf '3\t1994\tRFC\t1738\n' >"$root/looks3/rfc.tsv"
-	{ printf '3\tx\ty\t1\r\n'; head -c 4096 /dev/urandom; } >"$root/looks3/bin3.dat"
+	# Gophernicus takes a file with no NUL among its first bytes for text,
+	# and recodes it as it sends it (a NUL at byte 2,000 was not seen, one at
+	# 300 was): random bytes now and then have none there, so bin3.dat has
+	# one at once.
+	{ printf '3\tx\ty\t1\r\n\0'; head -c 4096 /dev/urandom; } >"$root/looks3/bin3.dat"
 	cat >"$root/cgi-bin/search" <<'SH'
 #!/bin/sh
 printf 'iYou searched for: %s\t\tnull.host\t1\r\n' "$SEARCHREQUEST"
