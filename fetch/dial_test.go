@@ -190,8 +190,8 @@ func TestDialHopRule(t *testing.T) {
 	n.serve(t, "192.168.1.1:8080", "private")
 
 	var c *Client
-	// The handler reads its server's answer, then, for /hop/X, fetches X
-	// as a hop through the Client, as an HTTP redirect would.
+	// The handler reads its server's answer, then, for /hop/X, redirects
+	// to X, as an HTTP server would.
 	c = testClient(n, HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
 		conn, err := req.Dial(ctx, "tcp", req.URL.HostPort())
 		if err != nil {
@@ -204,7 +204,7 @@ func TestDialHopRule(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return c.Do(ctx, req.Follow(u))
+			return &Resource{Redirect: u, Body: NoBody}, nil
 		}
 		return &Resource{Size: 0, Body: NoBody}, nil
 	}))
@@ -335,7 +335,7 @@ func TestCheckReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	pc.Close()
-	hop := pub.Follow(mustParse(t, "http://inside.test:8080/"))
+	hop := pub.follow(mustParse(t, "http://inside.test:8080/"))
 	if err := hop.CheckReuse(conn); !errors.Is(err, Refused) {
 		t.Errorf("reuse by a hop from a public address: %v, want Refused", err)
 	}
