@@ -355,12 +355,7 @@ func drain(w hopWaits, req *fetch.Request, rc io.ReadCloser) {
 	rc.Close()
 }
 
-func idleTimeout(req *fetch.Request) time.Duration {
-	if req.IdleTimeout > 0 {
-		return req.IdleTimeout
-	}
-	return 60 * time.Second
-}
+func idleTimeout(req *fetch.Request) time.Duration { return req.EffectiveIdleTimeout() }
 
 // wholeAlready answers a resume at offset that the server refused with a
 // 416 not saying the resource's size: it asks for the size with HEAD.
