@@ -1,8 +1,8 @@
 package nntp
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
