@@ -241,7 +241,10 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 			}
 			return fail(err, "reading the reply headers")
 		}
-		if code := resp.StatusCode; code >= 200 || code == http.StatusSwitchingProtocols {
+		if code := resp.StatusCode; code < 100 || code >= 200 || code == http.StatusSwitchingProtocols {
+			// A final reply; or one below 100, which is none and is
+			// no interim reply either: the Handler refuses it (see
+			// finalError), and the connection is not kept.
 			break
 		}
 		// An informational reply (100 Continue, 103 Early Hints): the
@@ -254,7 +257,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	// Each read of the body waits at most the idle timeout.
 	pc.lr.arm, pc.lr.keep = r.idle, true
 
-	reuse := !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
+	reuse := !resp.Close && resp.StatusCode >= 100 && resp.StatusCode != http.StatusSwitchingProtocols
 	if resp.Body == http.NoBody {
 		pc.release(reuse)
 		return resp, nil
