@@ -100,7 +100,7 @@ func (e *staleError) Unwrap() error { return e.err }
 
 // conn returns a connection to addr: an idle one, or one dialed now.
 func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool, error) {
-	pc, reused, err := t.pool.get(ctx, addr, r.method == "GET" || r.method == "HEAD")
+	pc, reused, err := t.pool.get(ctx, addr, r.method == "GET" || r.method == "HEAD", r.tr)
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}
