@@ -103,7 +103,8 @@ type Request struct {
 	Head bool
 	// Header holds request header fields for the schemes that send them
 	// (HTTP: Accept, Cookie, If-None-Match, ...). Nil sends only the
-	// handler's own.
+	// handler's own. A field whose values are all empty asks that no field
+	// of that name be sent, not even the handler's own (User-Agent, ...).
 	Header http.Header
 	// IfModifiedSince, when not zero, makes the fetch conditional: a
 	// resource not modified since then fails with Kind NotModified and

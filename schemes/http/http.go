@@ -302,7 +302,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 	}
 	// Sent only when the body is to stay encoded (Raw, or the request's
 	// own field); otherwise the transport sends it and decodes.
-	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != ""
+	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != "" || removed(req.Header, "Accept-Encoding")
 	if u.Scheme == "http" && h.Proxy == nil && plainHost(u.Host) && !envHTTPProxy() {
 		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
 	}
