@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +46,8 @@ type config struct {
 	version    bool
 	urls       []string
 	schemes    schemes.Config
+	header     http.Header // -H, -e; a field with only "" is removed
+	scoped     []*option   // the options given that some schemes ignore
 	warc       warcSink // --warc-file
 	batch      batchConfig
 }
@@ -58,6 +62,10 @@ type option struct {
 	// json marks an option whose output --json shapes (-I, --list):
 	// --json without one of them is a usage error.
 	json bool
+	// schemes, when set, are the URL families (url.URL.Family) the option
+	// means something for: a URL of another scheme, fetched with it
+	// given, is a usage error rather than the option silently ignored.
+	schemes []string
 }
 
 // The options, in the order --help lists them. Each feature's file
@@ -76,6 +84,7 @@ var (
 		ftpOptions,
 		gopherOptions,
 		httpOptions,
+		headerOptions,
 		mailtoOptions,
 		nntpOptions,
 		telnetOptions,
@@ -168,7 +177,7 @@ var generalOptions = []option{
 		set: func(c *config, _ string) error { c.insecure = true; return nil }},
 	{long: "cacert", arg: "FILE", help: "verify TLS peers with the PEM certificates in FILE",
 		set: func(c *config, v string) error { c.cacert = v; return nil }},
-	{long: "data", short: 'd', arg: "DATA", help: "message to send (mailto): @FILE, - for stdin, or the text itself",
+	{long: "data", short: 'd', arg: "DATA", schemes: []string{"mailto"}, help: "message to send (mailto): @FILE, - for stdin, or the text itself",
 		set: func(c *config, v string) error { c.data, c.hasData = v, true; return nil }},
 	{long: "menu", help: "render menus and listings for reading, each item with its URL",
 		set: func(c *config, _ string) error { c.menu = true; return nil }},
@@ -227,7 +236,7 @@ func parseArgs(args []string) (*config, error) {
 			if err := o.set(c, val); err != nil {
 				return nil, &usageError{fmt.Sprintf("--%s: %v", name, err)}
 			}
-			c.jsonShaped = c.jsonShaped || o.json
+			c.given(o)
 		case len(a) > 1 && a[0] == '-':
 			for j := 1; j < len(a); j++ {
 				o := byShort[a[j]]
@@ -249,13 +258,21 @@ func parseArgs(args []string) (*config, error) {
 				if err := o.set(c, val); err != nil {
 					return nil, &usageError{fmt.Sprintf("-%c: %v", o.short, err)}
 				}
-				c.jsonShaped = c.jsonShaped || o.json
+				c.given(o)
 			}
 		default:
 			c.urls = append(c.urls, a)
 		}
 	}
 	return c, c.check()
+}
+
+// given notes that o was on the command line.
+func (c *config) given(o *option) {
+	c.jsonShaped = c.jsonShaped || o.json
+	if len(o.schemes) > 0 && !slices.Contains(c.scoped, o) {
+		c.scoped = append(c.scoped, o)
+	}
 }
 
 // check refuses options that would be silently ignored together. --help

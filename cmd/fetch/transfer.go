@@ -36,7 +36,13 @@ func (e *runEnv) requestAt(i int, raw string) (req *fetch.Request, ok bool) {
 
 func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	u := r.URL
+	if err := e.checkScope(u); err != nil {
+		return nil, err
+	}
 	req := &fetch.Request{URL: u, Head: e.cfg.head, Prompt: e.prompter()}
+	if e.cfg.header != nil {
+		req.Header = e.cfg.header.Clone()
+	}
 	if e.trace != nil {
 		req.Trace = e.trace.WithPrefix(fmt.Sprintf("[%d] ", r.Index+1))
 	}
