@@ -48,7 +48,7 @@ type config struct {
 	schemes    schemes.Config
 	header     http.Header // -H, -e; a field with only "" is removed
 	scoped     []*option   // the options given that some schemes ignore
-	warc       warcSink // --warc-file
+	warc       warcSink    // --warc-file
 	batch      batchConfig
 }
 
