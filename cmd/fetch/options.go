@@ -17,6 +17,7 @@ type config struct {
 	output     string // -o
 	remoteName bool   // -O
 	outputDir  string // --output-dir
+	createDirs bool   // --create-dirs
 	inputFiles []string
 	parallel   int
 	perHost    int
@@ -120,12 +121,21 @@ func positive(v string) (int, error) {
 // generalOptions are the options of this file: output, input, parallelism,
 // credentials, tracing, time limits, retries, parsing and TLS.
 var generalOptions = []option{
-	{long: "output", short: 'o', arg: "FILE", help: "write to FILE (atomically: renamed into place when complete); with -I, the metadata",
-		set: func(c *config, v string) error { c.output = v; return nil }},
+	{long: "output", short: 'o', arg: "FILE", help: "write to FILE (atomically: renamed into place when complete); with -I, the metadata; - is stdout",
+		set: func(c *config, v string) error {
+			if v == "-" {
+				c.output = "" // stdout, as without -o
+				return nil
+			}
+			c.output = v
+			return nil
+		}},
 	{long: "remote-name", short: 'O', help: "write to the URL's last path segment, in the current folder or --output-dir",
 		set: func(c *config, _ string) error { c.remoteName = true; return nil }},
 	{long: "output-dir", arg: "DIR", help: "folder for -O",
 		set: func(c *config, v string) error { c.outputDir = v; return nil }},
+	{long: "create-dirs", help: "make the folders -o, -O or --output-dir name when they do not exist",
+		set: func(c *config, _ string) error { c.createDirs = true; return nil }},
 	{long: "input-file", short: 'K', arg: "FILE", help: "read URLs one a line from FILE (- for stdin); blank lines and # comments skipped",
 		set: func(c *config, v string) error { c.inputFiles = append(c.inputFiles, v); return nil }},
 	{long: "parallel", arg: "N", help: "up to N transfers at once (default 1)",

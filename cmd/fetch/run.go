@@ -180,6 +180,9 @@ type runEnv struct {
 	ttyOnce sync.Once // see isTerminal
 	tty     bool
 
+	claimMu sync.Mutex
+	claims  map[string]int // file → index of the URL writing it (claim)
+
 	failMu    sync.Mutex
 	firstFail int // index of the first URL that failed, in order
 	failCode  int // its exit code; 0 while none failed

@@ -59,7 +59,11 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	if !e.resumes() {
 		// The destination is made when the body comes (result); a URL
 		// that cannot have one fails now, before it is fetched.
-		if _, _, err := e.destName(u); err != nil {
+		dir, name, err := e.destName(u)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.claim(r.Index, u, dir, name); err != nil {
 			return nil, err
 		}
 		return req, nil
@@ -70,6 +74,9 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	}
 	if dest == nil {
 		return req, nil // stdout: nothing to resume from
+	}
+	if err := e.claim(r.Index, u, "", dest.final); err != nil {
+		return nil, err
 	}
 	off, err := dest.open()
 	dest.abort() // keeps FILE.part: it is reopened when the body comes
@@ -94,7 +101,7 @@ func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
 		name = dir + string(os.PathSeparator) + name
 	}
 	// With -I, the metadata goes to the file, as curl writes headers.
-	return &fileOut{final: name, resume: e.resumes(), many: e.cfg.output == ""}, nil
+	return &fileOut{final: name, resume: e.resumes(), many: e.cfg.output == "", mkdir: e.cfg.createDirs}, nil
 }
 
 // destName is outputName, or why a URL's bytes cannot go there, as a
