@@ -115,6 +115,10 @@ type Request struct {
 	Message io.Reader
 	// Trace receives the protocol trace; nil traces nothing.
 	Trace *Trace
+	// Timing, when set, records when the request's names were looked up
+	// and its connections made, and counts its hops (see Timing); nil
+	// records nothing.
+	Timing *Timing
 	// ConnectTimeout bounds each dial. Zero means the Client's, else
 	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration
@@ -151,8 +155,8 @@ func (r *Request) Credentials() *url.Userinfo {
 }
 
 // Follow returns the request for a hop from r to u: an HTTP redirect, a
-// Prospero referral. The hop keeps r's per-call settings (offset, head,
-// conditions, timeouts, TLS, trace, prompt) and header fields, less those
+// Prospero referral, counted in r's Timing. The hop keeps r's per-call settings (offset, head,
+// conditions, timeouts, TLS, trace, timing, prompt) and header fields, less those
 // that carry credentials (Authorization, Cookie, ...) when the hop leaves
 // r's host; it has Hop set and no User, so that it carries no credentials
 // but those in u. It stays linked to r, so that when it dials, a hop from
@@ -162,6 +166,7 @@ func (r *Request) Credentials() *url.Userinfo {
 // holds a slot for would wait for that slot, so a handler follows such a
 // hop itself, on the same request.
 func (r *Request) Follow(u *url.URL) *Request {
+	r.Timing.hop()
 	h := *r
 	h.URL = u
 	h.Hop = true
