@@ -31,6 +31,10 @@ Options:
 	writeOptions(&b, commonOptions)
 	b.WriteString("\nOptions of single schemes (each also read from its environment variable where named):\n")
 	writeOptions(&b, schemeOptions)
+	b.WriteString("\nWrite-out variables (-w '%{name}'; %{json} is all of them as one object):\n")
+	for _, v := range woVars {
+		fmt.Fprintf(&b, "  %-30s %s\n", v.name, v.help)
+	}
 	b.WriteString(`
 Exit codes:
   0 every URL fetched completely     6 login or authentication refused

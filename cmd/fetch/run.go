@@ -77,6 +77,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "fetch: -C - needs -o or -O: there is no file to resume")
 		return 2
 	}
+	var wo *writeOut
+	if c.hasWriteOut {
+		if c.batch.list || c.batch.recursive || c.dryRun {
+			fmt.Fprintln(stderr, "fetch: -w reports on transfers: --list, -r and --dry-run make none")
+			return 2
+		}
+		format, err := readWriteOut(c.writeOut, stdin)
+		if err == nil {
+			wo, err = parseWriteOut(format)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "fetch: -w: %v\n", err)
+			return 2
+		}
+	}
 	c.warc.prepare(&c.schemes)
 	client, err := newClient(c, stderr)
 	if err != nil {
@@ -90,7 +105,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer c.warc.finish()
 
-	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many}
+	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many, wo: wo}
 	if c.verbose && c.parallel > 1 && many {
 		// Parallel traces interleave: each line names its URL's number.
 		env.trace = fetch.NewTrace(stderr)
@@ -173,6 +188,7 @@ type runEnv struct {
 	stdout io.Writer
 	stderr io.Writer
 	msg    []byte       // the --data message, read once
+	wo     *writeOut    // -w; nil without
 	trace  *fetch.Trace // with parallel -v, the trace each transfer prefixes
 	many   bool         // more than one URL
 	errMu  sync.Mutex
@@ -232,6 +248,7 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 		}
 		err := e.result(ctx, r, out, prog)
 		if err == nil || r.Err != nil { // this URL's last word
+			e.writeOutFor(out, r, r.Err)
 			prog.finished(false)
 			if s != nil {
 				s.finish() // its bytes may go out
@@ -258,7 +275,11 @@ func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 			return e.ftpMenu(ctx, req), nil
 		}
 	}
-	return e.cfg.warc.do(ctx, e.client, req) // recorded with --warc-file
+	res, err := e.cfg.warc.do(ctx, e.client, req) // recorded with --warc-file
+	if err == nil && req.Timing != nil {
+		res.Body = req.Timing.Body(res.Body) // -w's first byte, end and size
+	}
+	return res, err
 }
 
 // ftpMenu is --menu of an FTP directory to stdout: the directory as the
