@@ -111,6 +111,11 @@ type Request struct {
 	// moves no body. HTTP sends If-Modified-Since, FTP compares MDTM, file
 	// the file's modification time; other schemes ignore it.
 	IfModifiedSince time.Time
+	// ErrorBody, when set, receives the body of a reply that is an error
+	// (HTTP: a status of 400 or more), copied as it arrives before the
+	// error is returned; nil discards it. Schemes whose errors have no
+	// body ignore it.
+	ErrorBody io.Writer
 	// Message is the message to send, for schemes that send (mailto).
 	Message io.Reader
 	// Trace receives the protocol trace; nil traces nothing.

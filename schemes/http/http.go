@@ -419,7 +419,11 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 		}
 	}
 	if err := statusError(resp); err != nil {
-		drain(w, req, resp.Body)
+		if req.ErrorBody != nil && !req.Head && resp.StatusCode != http.StatusNotModified {
+			keepErrorBody(w, req, resp.Body)
+		} else {
+			drain(w, req, resp.Body)
+		}
 		return fail(err)
 	}
 	res, err := resource(u, resp, req, offset)
