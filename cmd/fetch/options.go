@@ -14,45 +14,46 @@ import (
 
 // config is everything the command line sets.
 type config struct {
-	output      string // -o
-	remoteName  bool   // -O
-	outputDir   string // --output-dir
-	createDirs  bool   // --create-dirs
-	writeOut    string // -w FORMAT or @FILE
-	hasWriteOut bool
-	inputFiles  []string
-	parallel    int
-	perHost     int
-	user        string // -u USER[:PASS]
-	hasUser     bool
-	silent      bool
-	showErrors  bool
-	verbose     bool
-	head        bool
-	json        bool
-	jsonShaped  bool // an option whose output --json shapes was given
-	connectTO   time.Duration
-	maxTime     time.Duration
-	resume      bool // -C -
-	retry       int
-	portOK      bool
-	policy      fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
-	netrc       bool
-	dryRun      bool
-	strict      bool
-	insecure    bool
-	cacert      string
-	data        string // --data @FILE | - | text
-	hasData     bool
-	menu        bool
-	help        bool
-	version     bool
-	urls        []string
-	schemes     schemes.Config
-	header      http.Header // -H, -e; a field with only "" is removed
-	scoped      []*option   // the options given that some schemes ignore
-	warc        warcSink    // --warc-file
-	batch       batchConfig
+	output       string // -o
+	remoteName   bool   // -O
+	outputDir    string // --output-dir
+	createDirs   bool   // --create-dirs
+	writeOut     string // -w FORMAT or @FILE
+	hasWriteOut  bool
+	failWithBody bool // --fail-with-body
+	inputFiles   []string
+	parallel     int
+	perHost      int
+	user         string // -u USER[:PASS]
+	hasUser      bool
+	silent       bool
+	showErrors   bool
+	verbose      bool
+	head         bool
+	json         bool
+	jsonShaped   bool // an option whose output --json shapes was given
+	connectTO    time.Duration
+	maxTime      time.Duration
+	resume       bool // -C -
+	retry        int
+	portOK       bool
+	policy       fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
+	netrc        bool
+	dryRun       bool
+	strict       bool
+	insecure     bool
+	cacert       string
+	data         string // --data @FILE | - | text
+	hasData      bool
+	menu         bool
+	help         bool
+	version      bool
+	urls         []string
+	schemes      schemes.Config
+	header       http.Header // -H, -e; a field with only "" is removed
+	scoped       []*option   // the options given that some schemes ignore
+	warc         warcSink    // --warc-file
+	batch        batchConfig
 }
 
 // option is one command-line option. Long names are given without dashes.

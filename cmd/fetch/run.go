@@ -106,6 +106,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer c.warc.finish()
 
 	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many, wo: wo}
+	if c.failWithBody {
+		env.errPages = &errorBodies{pages: map[int]*spool{}}
+	}
 	if c.verbose && c.parallel > 1 && many {
 		// Parallel traces interleave: each line names its URL's number.
 		env.trace = fetch.NewTrace(stderr)
@@ -182,16 +185,17 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 
 // runEnv is the state of one run of the command.
 type runEnv struct {
-	cfg    *config
-	client *fetch.Client
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	msg    []byte       // the --data message, read once
-	wo     *writeOut    // -w; nil without
-	trace  *fetch.Trace // with parallel -v, the trace each transfer prefixes
-	many   bool         // more than one URL
-	errMu  sync.Mutex
+	cfg      *config
+	client   *fetch.Client
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	msg      []byte       // the --data message, read once
+	wo       *writeOut    // -w; nil without
+	errPages *errorBodies // --fail-with-body; nil without
+	trace    *fetch.Trace // with parallel -v, the trace each transfer prefixes
+	many     bool         // more than one URL
+	errMu    sync.Mutex
 
 	ttyOnce sync.Once // see isTerminal
 	tty     bool
@@ -248,6 +252,11 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 		}
 		err := e.result(ctx, r, out, prog)
 		if err == nil || r.Err != nil { // this URL's last word
+			if r.Err != nil {
+				e.writeErrorBody(out, r)
+			} else {
+				drop(e.errPages.take(r.Index))
+			}
 			e.writeOutFor(out, r, r.Err)
 			prog.finished(false)
 			if s != nil {

@@ -44,6 +44,7 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 		req.Header = e.cfg.header.Clone()
 	}
 	e.wo.track(r.Index, req)
+	e.errPages.track(r.Index, req)
 	if e.trace != nil {
 		req.Trace = e.trace.WithPrefix(fmt.Sprintf("[%d] ", r.Index+1))
 	}
