@@ -43,6 +43,7 @@ Exit codes:
   3 malformed URL                    9 transfer incomplete
   4 scheme or operation unsupported 10 timeout
   5 could not resolve or connect    11 refused by safety policy (RFC 1738 §6)
+                                    12 larger than --max-filesize
 
 Examples:
   fetch file:///etc/hostname

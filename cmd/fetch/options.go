@@ -20,7 +20,9 @@ type config struct {
 	createDirs   bool   // --create-dirs
 	writeOut     string // -w FORMAT or @FILE
 	hasWriteOut  bool
-	failWithBody bool // --fail-with-body
+	failWithBody bool  // --fail-with-body
+	maxFilesize  int64 // --max-filesize; 0: none
+	limitRate    int64 // --limit-rate, bytes a second; 0: none
 	inputFiles   []string
 	parallel     int
 	perHost      int

@@ -285,7 +285,15 @@ func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		}
 	}
 	res, err := e.cfg.warc.do(ctx, e.client, req) // recorded with --warc-file
-	if err == nil && req.Timing != nil {
+	if err != nil {
+		return nil, err
+	}
+	if err := fetch.LimitSize(res, e.cfg.maxFilesize); err != nil {
+		res.Body.Close()
+		return nil, err
+	}
+	res.Body = fetch.LimitRate(ctx, res.Body, e.cfg.limitRate)
+	if req.Timing != nil {
 		res.Body = req.Timing.Body(res.Body) // -w's first byte, end and size
 	}
 	return res, err
