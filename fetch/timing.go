@@ -10,7 +10,7 @@ import (
 // as curl's --write-out times. Give a Request one made by NewTiming (every
 // attempt its own): the request's dials, those of every scheme, mark the
 // end of the first name lookup and the first connection made; each hop
-// made by Request.Follow is counted as a redirect; and Body, wrapped
+// the Client follows is counted as a redirect; and Body, wrapped
 // around the Resource's Body, marks the first byte of the body and its
 // end and counts its bytes. A Timing is safe for concurrent use; its
 // methods do nothing on a nil Timing.

@@ -35,8 +35,8 @@ func TestTiming(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	hop := req.Follow(u)
-	hop.Follow(u)
+	hop := req.follow(u)
+	hop.follow(u)
 	body := tm.Body(io.NopCloser(strings.NewReader("hello")))
 	if n, err := io.Copy(io.Discard, body); n != 5 || err != nil {
 		t.Fatalf("read %d, %v", n, err)
@@ -57,5 +57,5 @@ func TestTiming(t *testing.T) {
 	if none.Body(body) != body || none.Report() != (TimingReport{}) {
 		t.Error("a nil Timing did something")
 	}
-	(&Request{URL: u}).Follow(u) // no Timing: no panic
+	(&Request{URL: u}).follow(u) // no Timing: no panic
 }
