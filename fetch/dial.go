@@ -97,6 +97,7 @@ func (r *Request) DialContext(ctx context.Context, network, addr string) (net.Co
 	if err != nil {
 		return nil, dialError(ctx, err)
 	}
+	r.Timing.looked()
 	for _, a := range ips {
 		if err := r.allowed(host, a); err != nil {
 			return nil, err
@@ -117,6 +118,7 @@ func (r *Request) DialContext(ctx context.Context, network, addr string) (net.Co
 		acancel()
 		if err == nil {
 			r.chain.dialed(a)
+			r.Timing.connected()
 			return &dialed{Conn: c, addr: a, host: host}, nil
 		}
 		if first == nil {

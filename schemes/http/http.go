@@ -156,7 +156,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	}
 	// Sent only when the body is to stay encoded (Raw, or the request's
 	// own field); otherwise the transport sends it and decodes.
-	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != ""
+	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != "" || removed(req.Header, "Accept-Encoding")
 	if u.Scheme == "http" && !h.NetHTTP && h.Proxy == nil && plainHost(u.Host) && !envHTTPProxy() {
 		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
 	}
@@ -278,7 +278,11 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 		res = redirect(u, resp, next)
 	} else {
 		if err := statusError(resp); err != nil {
-			drain(w, req, resp.Body)
+			if req.ErrorBody != nil && !req.Head && resp.StatusCode != http.StatusNotModified {
+				keepErrorBody(w, req, resp.Body)
+			} else {
+				drain(w, req, resp.Body)
+			}
 			return fail(err)
 		}
 		res, err = resource(u, resp, req, offset)
