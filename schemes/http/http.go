@@ -303,9 +303,14 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 	// Sent only when the body is to stay encoded (Raw, or the request's
 	// own field); otherwise the transport sends it and decodes.
 	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != ""
-	if u.Scheme == "http" && h.Proxy == nil && plainHost(u.Host) && !envHTTPProxy() {
+	rt, err := h.route(req, u)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rt.direct {
 		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
 	}
+	proxy := rt.proxy
 	uri := requestURI(u)
 	nu := netURL(u)
 	hreq := &http.Request{
@@ -317,10 +322,6 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		Header:     make(http.Header),
 		Host:       nu.Host,
 	}
-	proxy, perr := h.proxyFunc()(hreq)
-	if u.Scheme == "http" && proxy == nil && perr == nil && plainHost(u.Host) {
-		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
-	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	wd := newWatchdog(cancel)
 	w := hopWaits{wd: wd, cancel: cancel}
@@ -331,7 +332,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, u *url.URL, cred
 		}
 		return method + " " + target + " " + proto
 	}
-	hreq = hreq.WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
+	hreq = hreq.WithContext(httptrace.WithClientTrace(withRoute(rctx, rt), clientTrace(wd, req, req.Trace, line)))
 	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
