@@ -152,8 +152,9 @@ type dialed struct {
 	host string
 	// tunnel marks a connection through a proxy: Conn is the tunnel,
 	// and addr the target's address when it was resolved here, else
-	// the proxy's.
+	// (named) the proxy's, the proxy having resolved host.
 	tunnel bool
+	named  bool
 }
 
 // NetConn returns the connection the dialer made, as (*tls.Conn).NetConn

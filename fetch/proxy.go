@@ -294,9 +294,9 @@ func (r *Request) dialProxy(ctx context.Context, network, addr string, p *neturl
 		}
 		return nil, &Error{Kind: Connect, Err: fmt.Errorf("proxy %s: %w", p.Redacted(), err)}
 	}
-	d := &dialed{Conn: c, addr: pc.addr, host: p.Hostname(), tunnel: true}
+	d := &dialed{Conn: c, addr: pc.addr, host: host, tunnel: true, named: true}
 	if targetIP.IsValid() {
-		d.addr, d.host = targetIP, host
+		d.addr, d.named = targetIP, false
 	}
 	r.chain.dialed(d.addr)
 	return d, nil
@@ -395,3 +395,23 @@ type prefixConn struct {
 }
 
 func (c *prefixConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// PeerHost returns the host a connection made by Request.Dial or
+// Request.DialContext (or one wrapping such) reached, for a handler that
+// opens a second connection to the same server, as FTP's passive data
+// connection does: the address dialed, or, through a proxy that resolved
+// the server's name itself, that name, for the proxy to resolve again. For
+// any other connection it is the remote address's host.
+func PeerHost(c net.Conn) string {
+	if d, ok := dialedOf(c); ok {
+		if d.tunnel && d.named {
+			return d.host
+		}
+		return d.addr.String()
+	}
+	host, _, err := net.SplitHostPort(c.RemoteAddr().String())
+	if err != nil {
+		return c.RemoteAddr().String()
+	}
+	return host
+}
