@@ -96,7 +96,8 @@ func ProxyAll(p *neturl.URL, noProxy string) ProxyFunc {
 // ProxyFromEnvironment returns a ProxyFunc that chooses as curl does from
 // the environment, read now through getenv (nil means os.Getenv): for a
 // URL of scheme s, s_proxy (or S_PROXY: http_proxy, https_proxy,
-// ftp_proxy, gopher_proxy, ...), else all_proxy (or ALL_PROXY); never for
+// ftp_proxy, gopher_proxy, ...; HTTP_PROXY not under CGI, where
+// REQUEST_METHOD is set), else all_proxy (or ALL_PROXY); never for
 // a host that no_proxy (or NO_PROXY) lists, and, as net/http's
 // ProxyFromEnvironment, never for localhost or a loopback address. A
 // variable that does not parse (see ParseProxy) makes every URL that would
@@ -108,6 +109,11 @@ func ProxyFromEnvironment(getenv func(string) string) ProxyFunc {
 	get := func(name string) string {
 		if v := getenv(strings.ToLower(name)); v != "" {
 			return v
+		}
+		if name == "http_proxy" && getenv("REQUEST_METHOD") != "" {
+			// Under CGI, HTTP_PROXY is the client's Proxy header
+			// ("httpoxy"): net/http and curl ignore it too.
+			return ""
 		}
 		return getenv(strings.ToUpper(name))
 	}

@@ -263,3 +263,26 @@ func TestProxyRefusesUDP(t *testing.T) {
 		t.Errorf("UDP through a proxy: %v, want Kind Unsupported", err)
 	}
 }
+
+// Under CGI, HTTP_PROXY is a request's Proxy header ("httpoxy"), and not
+// taken for a proxy; http_proxy still is.
+func TestProxyFromEnvironmentCGI(t *testing.T) {
+	u, _ := url.Parse("http://www.test/")
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"HTTP_PROXY": "evil.test:80", "REQUEST_METHOD": "GET"}, ""},
+		{map[string]string{"http_proxy": "good.test:80", "REQUEST_METHOD": "GET"}, "http://good.test:80"},
+		{map[string]string{"HTTP_PROXY": "good.test:80"}, "http://good.test:80"},
+	} {
+		p, err := fetch.ProxyFromEnvironment(func(k string) string { return tt.env[k] })(u)
+		got := ""
+		if p != nil {
+			got = p.String()
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("with %v: proxy %q, %v; want %q", tt.env, got, err, tt.want)
+		}
+	}
+}

@@ -46,6 +46,7 @@ type config struct {
 	schemes    schemes.Config
 	warc       warcSink // --warc-file
 	batch      batchConfig
+	net        netConfig // options_net.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -69,6 +70,7 @@ var (
 	commonOptions = concat(
 		generalOptions,
 		policyOptions,
+		netOptions,
 		warcOptions,
 		batchOptions,
 	)
