@@ -6,8 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/netip"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
