@@ -57,6 +57,7 @@ type config struct {
 	scoped       []*option   // the options given that some schemes ignore
 	warc         warcSink    // --warc-file
 	batch        batchConfig
+	net          netConfig // options_net.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -85,6 +86,7 @@ var (
 		generalOptions,
 		transferOptions,
 		policyOptions,
+		netOptions,
 		warcOptions,
 		batchOptions,
 	)

@@ -180,6 +180,7 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	if c.schemes.HTTPUserAgent == "" {
 		c.schemes.HTTPUserAgent = "fetch/" + version
 	}
+	c.net.apply(cl, os.Getenv)
 	schemes.Register(cl, c.schemes)
 	return cl, nil
 }

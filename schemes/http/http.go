@@ -157,9 +157,14 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	// Sent only when the body is to stay encoded (Raw, or the request's
 	// own field); otherwise the transport sends it and decodes.
 	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != "" || removed(req.Header, "Accept-Encoding")
-	if u.Scheme == "http" && !h.NetHTTP && h.Proxy == nil && plainHost(u.Host) && !envHTTPProxy() {
+	rt, err := h.route(req, u)
+	if err != nil {
+		return nil, err
+	}
+	if rt.direct && !h.NetHTTP {
 		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
 	}
+	proxy := rt.proxy
 	uri := requestURI(u)
 	nu := netURL(u)
 	hreq := &http.Request{
@@ -171,10 +176,6 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		Header:     make(http.Header),
 		Host:       nu.Host,
 	}
-	proxy, perr := h.proxyFunc()(hreq)
-	if u.Scheme == "http" && !h.NetHTTP && proxy == nil && perr == nil && plainHost(u.Host) {
-		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
-	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	wd := newWatchdog(cancel)
 	w := hopWaits{wd: wd, cancel: cancel}
@@ -185,7 +186,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		}
 		return method + " " + target + " " + proto
 	}
-	hreq = hreq.WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
+	hreq = hreq.WithContext(httptrace.WithClientTrace(withRoute(rctx, rt), clientTrace(wd, req, req.Trace, line)))
 	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
