@@ -3,6 +3,8 @@ package fetchtest
 import (
 	"net"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // DelayedAckBound is the longest that a test of NagleConn lets one
@@ -17,10 +19,13 @@ const DelayedAckBound = 20 * time.Millisecond
 // each Write in two pieces, the first half and the rest. The kernel sends
 // the second piece only once the first is acknowledged, so a client that
 // awaits the reply without acknowledging at once waits for its
-// delayed-ACK timer (40 ms at least on Linux) on every exchange. c must
-// be a *net.TCPConn.
+// delayed-ACK timer (40 ms at least on Linux) on every exchange. c is a
+// TCP connection or a wrapper of one (a *tls.Conn: each piece is then a
+// record of its own).
 func NagleConn(c net.Conn) net.Conn {
-	c.(*net.TCPConn).SetNoDelay(false)
+	if tc, ok := fetch.TCPConn(c); ok {
+		tc.SetNoDelay(false)
+	}
 	return &nagleConn{c}
 }
 
