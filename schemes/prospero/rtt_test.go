@@ -24,7 +24,7 @@ func TestRTT(t *testing.T) {
 	}{
 		{"unmeasured", 4 * time.Second, nil, 0, 4 * time.Second},
 		{"unmeasured, backed off", 4 * time.Second, nil, 2, 16 * time.Second},
-		{"one sample", 4 * time.Second, []time.Duration{100 * ms}, 0, 300 * ms},        // 100 + 4·50
+		{"one sample", 4 * time.Second, []time.Duration{100 * ms}, 0, 300 * ms},         // 100 + 4·50
 		{"floor", 4 * time.Second, []time.Duration{ms}, 0, minRTO},                      // 1 + 4·0.5 < 200
 		{"small Retransmit lowers the floor", 10 * ms, []time.Duration{ms}, 0, 10 * ms}, // the tests' quick()
 		{"two samples", 4 * time.Second, []time.Duration{100 * ms, 200 * ms}, 0, 112500*time.Microsecond + 4*62500*time.Microsecond},
