@@ -282,9 +282,9 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 // network.
 func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	if e.cfg.menu && !e.cfg.head && ftpDirectory(req.URL) {
-		if _, name, _ := e.outputName(req.URL); name == "" {
-			return e.ftpMenu(ctx, req), nil
-		}
+		// To stdout or to a file alike: the name list NLST gives cannot
+		// tell a directory from a file.
+		return e.ftpMenu(ctx, req), nil
 	}
 	res, err := e.cfg.warc.do(ctx, e.client, req) // recorded with --warc-file
 	if err != nil {
@@ -301,7 +301,7 @@ func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	return res, err
 }
 
-// ftpMenu is --menu of an FTP directory to stdout: the directory as the
+// ftpMenu is --menu of an FTP directory: the directory as the
 // Lister reads it, rendered for reading (directories' URLs end in "/"),
 // streamed as the body of the transfer. A failure to list is the body's
 // read error.

@@ -140,6 +140,9 @@ func (c *ctrl) send(line, shown string) error {
 	if err := c.w.Flush(); err != nil {
 		return c.ioErr(shown, err)
 	}
+	// A reply is awaited now: a server that writes it in pieces with
+	// Nagle's algorithm on waits for the first to be acknowledged.
+	fetch.QuickAck(c.conn)
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"net"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -73,8 +72,7 @@ type h1Conn struct {
 	proven   bool      // an exchange on it ended with it kept alive
 	bulk     bool      // the reply read now is long: no request joins (see readingBulk)
 
-	sock  syscall.RawConn // the socket, for quickAck, when requests may be pipelined
-	check *idleCheck      // looks whether anything came while it idled
+	check *idleCheck // looks whether anything came while it idled
 
 	mu      sync.Mutex      // guards watched and unwatch against the tie's func
 	watched <-chan struct{} // the Done of the context pc is tied to
@@ -207,9 +205,6 @@ func (p *h1Pool) newConn(key string, c net.Conn) *h1Conn {
 	pc.lr.Conn = c
 	pc.br = bufio.NewReaderSize(&pc.lr, readBufferSize)
 	pc.check = newIdleCheck(c)
-	if p.depth > 1 {
-		pc.sock = socketOf(c)
-	}
 	p.mu.Lock()
 	p.take(p.host(key), pc)
 	p.mu.Unlock()
@@ -288,12 +283,16 @@ func (pc *h1Conn) release(reuse bool) {
 			return
 		}
 		// Nothing of the next reply yet: acknowledge this one now, which
-		// the server may be waiting for to send it (see quickAck).
+		// the server may be waiting for to send it: with Nagle's
+		// algorithm on (nginx), it holds the next reply until what it
+		// sent before is acknowledged, while this side, with no request
+		// left to send, has nothing to carry the acknowledgement on
+		// (see fetch.QuickAck).
 		ack := pc.br.Buffered() == 0
 		turn.ch <- true // buffered: it waits for no one
 		p.offer(hc, pc)
 		if ack {
-			quickAck(pc.sock)
+			fetch.QuickAck(pc.conn)
 		}
 		return
 	}

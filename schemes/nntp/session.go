@@ -148,6 +148,9 @@ func (s *session) send(line, shown string) error {
 	if err := s.w.PrintfLine("%s", line); err != nil {
 		return s.ioErr(err)
 	}
+	// A reply is awaited now: a server that writes it in pieces with
+	// Nagle's algorithm on waits for the first to be acknowledged.
+	fetch.QuickAck(s.nc)
 	return nil
 }
 
