@@ -16,8 +16,8 @@ type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-// chain is what the requests of one fetch (the request, and the hops it
-// leads to through Request.Follow) share: whether any of their dials
+// chain is what the requests of one fetch (the request, and the hops the
+// Client follows from it) share: whether any of their dials
 // reached a public address, for the hop rule.
 type chain struct {
 	mu     sync.Mutex
@@ -229,7 +229,7 @@ func (r *Request) allowed(host string, a netip.Addr) error {
 	if r.policy.DenyPrivate {
 		return Errorf(Refused, "%s is a private, loopback, link-local or multicast address", addrText(host, a))
 	}
-	if r.chain.reachedPublic() {
+	if r.FromPublic || r.chain.reachedPublic() {
 		return Errorf(Refused, "%s is a private address, reached from a public one", addrText(host, a))
 	}
 	return nil

@@ -30,6 +30,7 @@ type config struct {
 	maxTime    time.Duration
 	resume     bool // -C -
 	retry      int
+	maxRedirs  int // --max-redirs: fetch.Client.MaxRedirects
 	portOK     bool
 	policy     fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
 	netrc      bool

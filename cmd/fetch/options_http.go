@@ -13,16 +13,16 @@ var httpOptions = []option{
 		set: func(c *config, v string) error { c.schemes.HTTPUserAgent = v; return nil }},
 	{long: "pipeline", arg: "N", help: "http: with more transfers to a host than --per-host connections, write up to N requests at once on each connection and read the replies in turn (HTTP/1.1 pipelining; default 1: none)",
 		set: func(c *config, v string) (err error) { c.schemes.HTTPPipeline, err = positive(v); return }},
-	{long: "max-redirs", arg: "N", help: "http(s): follow at most N redirects (default 10; 0 follows none)",
+	{long: "max-redirs", arg: "N", help: "follow at most N redirects and referrals (http(s), prospero; default 10; 0 follows none)",
 		set: func(c *config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
 				return fmt.Errorf("want a whole number, got %q", v)
 			}
 			if n == 0 {
-				n = -1 // the handler's zero means its default
+				n = -1 // the Client's zero means its default
 			}
-			c.schemes.HTTPMaxRedirects = n
+			c.maxRedirs = n
 			return nil
 		}},
 }

@@ -127,6 +127,7 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 		Policy:         c.policy,
 		ConnectTimeout: c.connectTO,
 		PerHost:        c.perHost,
+		MaxRedirects:   c.maxRedirs,
 	}
 	cl.Policy.AllowPortOverride = c.portOK
 	if c.verbose {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // h1Pool keeps the connections of plain HTTP/1.1 requests, by host:port: at
@@ -520,7 +522,7 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 		c.Conn.SetReadDeadline(time.Now().Add(c.arm))
 		// A cancel before the deadline was set would be undone by it.
 		if isDone(c.done) {
-			c.Conn.SetReadDeadline(aLongTimeAgo)
+			c.Conn.SetReadDeadline(fetch.Past())
 		}
 		if !c.keep {
 			c.arm = 0

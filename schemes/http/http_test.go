@@ -276,7 +276,9 @@ func TestTrace(t *testing.T) {
 	})
 	host := strings.TrimPrefix(srv.URL, "http://")
 	var tr strings.Builder
-	_, body, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, "http://joe:topsecret@"+host+"/from"), Trace: fetch.NewTrace(&tr)})
+	c := &fetch.Client{Parser: url.Parser{Lenient: true}}
+	c.Register("http", newHandler(t))
+	_, body, err := clientGet(t, c, &fetch.Request{URL: parse(t, "http://joe:topsecret@"+host+"/from"), Trace: fetch.NewTrace(&tr)})
 	if err != nil || string(body) != "done" {
 		t.Fatalf("Fetch: %q, %v", body, err)
 	}

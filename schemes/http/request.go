@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	neturl "net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,6 +113,10 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 		// leaves the body encoded.
 		hs = append(hs, header{"Accept-Encoding", "gzip"})
 	}
+	jarCookies := cookieHeader(req, u)
+	if jarCookies != "" && req.Header.Get("Cookie") == "" {
+		hs = append(hs, header{"Cookie", jarCookies})
+	}
 	if t := req.IfModifiedSince; !t.IsZero() && req.Header.Get("If-Modified-Since") == "" {
 		hs = append(hs, header{"If-Modified-Since", t.UTC().Format(http.TimeFormat)})
 	}
@@ -129,18 +134,38 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 			if creds != nil {
 				continue // the URL's or the request's credentials win
 			}
+		case "Cookie":
+			if jarCookies != "" {
+				// One Cookie field (RFC 6265 §5.4): the request's, then the jar's.
+				vs := append(slices.Clone(req.Header[k]), jarCookies)
+				if err := checkValue(ck, vs...); err != nil {
+					return nil, err
+				}
+				hs = append(hs, header{ck, strings.Join(vs, "; ")})
+				continue
+			}
 		}
 		if !validName(k) {
 			return nil, fetch.Errorf(fetch.Refused, "the header name %q is not a token", fetch.Sanitize(k))
 		}
+		if err := checkValue(ck, req.Header[k]...); err != nil {
+			return nil, err
+		}
 		for _, v := range req.Header[k] {
-			if strings.ContainsAny(v, "\r\n\x00") {
-				return nil, fetch.Errorf(fetch.Refused, "the %s header holds a CR, LF or NUL, which would split the request", ck)
-			}
 			hs = append(hs, header{ck, v})
 		}
 	}
 	return hs, nil
+}
+
+// checkValue refuses header values that hold a CR, LF or NUL.
+func checkValue(name string, vs ...string) error {
+	for _, v := range vs {
+		if strings.ContainsAny(v, "\r\n\x00") {
+			return fetch.Errorf(fetch.Refused, "the %s header holds a CR, LF or NUL, which would split the request", name)
+		}
+	}
+	return nil
 }
 
 // validName reports whether s is a header field name: a token of RFC 9110

@@ -123,6 +123,25 @@ func field(h http.Header, key string) string {
 // resource builds the Resource for a successful reply; Body is left nil
 // for the caller to fill, except for a resume that finds nothing left to
 // send, whose Body is empty.
+// redirect returns the Resource of a redirect to next: the reply's status
+// and header fields, its body still to be set.
+func redirect(u *url.URL, resp *http.Response, next *url.URL) *fetch.Resource {
+	res := &fetch.Resource{
+		URL:      u,
+		Redirect: next,
+		Kind:     fetch.KindFile,
+		Size:     resp.ContentLength,
+		Header:   resp.Header,
+		Status:   resp.StatusCode,
+		Extra:    map[string]string{fetch.ExtraHTTPStatus: fetch.Sanitize(resp.Status), fetch.ExtraHTTPVersion: resp.Proto},
+	}
+	if res.Size < 0 {
+		res.Size = -1
+	}
+	res.MediaType = mediaType(field(resp.Header, "Content-Type"))
+	return res
+}
+
 func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64) (*fetch.Resource, error) {
 	res := &fetch.Resource{
 		URL:    u,
