@@ -27,12 +27,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		switch args[0] {
 		case "parse":
 			return runParse(args[1:], stdout, stderr)
-		case "enqueue":
-			return runEnqueue(ctx, args[1:], stdin, stdout, stderr)
-		case "worker":
-			return runWorker(ctx, args[1:], stdout, stderr)
-		case "results":
-			return runResults(ctx, args[1:], stdout, stderr)
+		case "enqueue", "worker", "results":
+			return handOver(ctx, args, stdin, stdout, stderr)
 		}
 	}
 	c, err := parseArgs(args)
