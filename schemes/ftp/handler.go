@@ -244,7 +244,7 @@ func fileResource(req *fetch.Request, j job) *fetch.Resource {
 	return &fetch.Resource{
 		URL: req.URL, Kind: fetch.KindFile, Size: -1, Body: fetch.NoBody,
 		MediaType: mime.TypeByExtension(path.Ext(j.name)),
-		Extra:     map[string]string{"ftp-type": j.typ},
+		Extra:     map[string]string{ExtraType: j.typ},
 	}
 }
 
