@@ -353,7 +353,9 @@ func TestH1PipelineNotBehindBulk(t *testing.T) {
 // HTTP/1.1 client can match a well-framed reply to its request, which is
 // why pipelining is off by default.)
 func TestH1PipelineOutOfStep(t *testing.T) {
-	ok := func(p string) string { return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(p), p) }
+	ok := func(p string) string {
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(p), p)
+	}
 	const extra = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nextra"
 	tests := []struct {
 		name  string
@@ -393,8 +395,10 @@ func TestH1PipelineOutOfStep(t *testing.T) {
 			want: func(n int, p string) (string, fetch.Kind) { return "", 0 },
 		},
 		{
-			name:  "a 206 to a request for the whole",
-			reply: func(ps []string) string { return ok(ps[0]) + "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-1/9\r\nContent-Length: 2\r\n\r\nxx" + ok(ps[2]) },
+			name: "a 206 to a request for the whole",
+			reply: func(ps []string) string {
+				return ok(ps[0]) + "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-1/9\r\nContent-Length: 2\r\n\r\nxx" + ok(ps[2])
+			},
 			// The second and the third are made again.
 			want: func(n int, p string) (string, fetch.Kind) { return p, 0 },
 		},
