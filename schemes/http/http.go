@@ -65,7 +65,14 @@ type Handler struct {
 	// drops a pipelined request (it closes the connection without saying
 	// so in the reply before, or does not answer within the idle timeout)
 	// is pipelined to no more. A request waits for its turn as long as
-	// the replies before it take to read, within its context.
+	// the replies before it take to read, within its context. Replies out
+	// of step with their requests poison the connection: when more comes
+	// after the last reply asked for, that reply fails with Kind Protocol
+	// rather than end as whole; when a reply cannot answer its request (a
+	// 206 or 416 to a request without Range, a 304 to one without a
+	// condition), it is not delivered. The requests not yet answered are
+	// made again on a fresh connection, and the host is pipelined to no
+	// more. A reply delivered before such a sign cannot be taken back.
 	Pipeline int
 	// NetHTTP sends http requests through net/http's Transport too, as
 	// https requests always go, instead of the package's own HTTP/1.1
