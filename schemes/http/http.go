@@ -184,7 +184,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	wd := newWatchdog(cancel)
-	w := hopWaits{wd: wd, cancel: cancel}
+	w := hopWaits{wd: wd, cancel: cancel, outer: ctx}
 	line := func(proto string) string {
 		target := uri
 		if proxy != nil && u.Scheme == "http" {
@@ -250,6 +250,7 @@ func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, cr
 type hopWaits struct {
 	wd     *watchdog
 	cancel context.CancelCauseFunc
+	outer  context.Context // the fetch's context, which cancel does not end
 }
 
 // end stops the watchdog and cancels the hop's context.
@@ -294,6 +295,9 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 		// A 416 that does not say the size (lighttpd): ask for it.
 		drain(w, req, resp.Body)
 		w.end()
+		if w.outer != nil {
+			ctx = w.outer // the exchange's own has just ended
+		}
 		return h.wholeAlready(ctx, req, creds, offset)
 	}
 	if err != nil {
