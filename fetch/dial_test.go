@@ -189,10 +189,9 @@ func TestDialHopRule(t *testing.T) {
 	n.serve(t, "198.51.100.7:8080", "other")
 	n.serve(t, "192.168.1.1:8080", "private")
 
-	var c *Client
 	// The handler reads its server's answer, then, for /hop/X, redirects
 	// to X, as an HTTP server would.
-	c = testClient(n, HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+	c := testClient(n, HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
 		conn, err := req.Dial(ctx, "tcp", req.URL.HostPort())
 		if err != nil {
 			return nil, err

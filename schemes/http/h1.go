@@ -41,10 +41,6 @@ var errHeaderTooLong = errors.New("the reply's header exceeds the limit")
 // its turn to read came (see h1Conn).
 var errConnClosed = errors.New("the connection closed before the reply")
 
-// aLongTimeAgo is a deadline in the past, which ends a wait on a
-// connection at once.
-var aLongTimeAgo = time.Unix(1, 0)
-
 // h1Request is a request for the h1 transport.
 type h1Request struct {
 	req    *fetch.Request // dials, and judges a reused connection
@@ -174,7 +170,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	pc.wbuf = appendRequest(pc.wbuf[:0], r)
 	pc.conn.SetWriteDeadline(time.Now().Add(r.idle))
 	if turn == nil && ctx.Err() != nil {
-		pc.conn.SetWriteDeadline(aLongTimeAgo)
+		pc.conn.SetWriteDeadline(fetch.Past())
 	}
 	_, err := pc.conn.Write(pc.wbuf)
 	pc.wmu.Unlock()
@@ -348,7 +344,7 @@ func (pc *h1Conn) watch(ctx context.Context) {
 		pc.unwatch = context.AfterFunc(ctx, func() {
 			pc.mu.Lock()
 			if pc.watched == done {
-				pc.conn.SetDeadline(aLongTimeAgo)
+				pc.conn.SetDeadline(fetch.Past())
 			}
 			pc.mu.Unlock()
 		})
@@ -514,7 +510,7 @@ func (b *h1Body) drainUntil() {
 	b.pc.lr.arm = 0
 	b.pc.conn.SetReadDeadline(time.Now().Add(b.idle))
 	if b.ctx.Err() != nil {
-		b.pc.conn.SetReadDeadline(aLongTimeAgo)
+		b.pc.conn.SetReadDeadline(fetch.Past())
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"net"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -74,8 +73,7 @@ type h1Conn struct {
 	piped    bool      // a request was pipelined into the line read now
 	bulk     bool      // the reply read now is long: no request joins (see readingBulk)
 
-	sock  syscall.RawConn // the socket, for quickAck, when requests may be pipelined
-	check *idleCheck      // looks whether anything came while it idled
+	check *idleCheck // looks whether anything came while it idled
 
 	mu      sync.Mutex      // guards watched and unwatch against the tie's func
 	watched <-chan struct{} // the Done of the context pc is tied to
@@ -208,9 +206,6 @@ func (p *h1Pool) newConn(key string, c net.Conn) *h1Conn {
 	pc.lr.Conn = c
 	pc.br = bufio.NewReaderSize(&pc.lr, readBufferSize)
 	pc.check = newIdleCheck(c)
-	if p.depth > 1 {
-		pc.sock = socketOf(c)
-	}
 	p.mu.Lock()
 	p.take(p.host(key), pc)
 	p.mu.Unlock()
@@ -321,12 +316,16 @@ func (pc *h1Conn) release(reuse bool) error {
 			return nil
 		}
 		// Nothing of the next reply yet: acknowledge this one now, which
-		// the server may be waiting for to send it (see quickAck).
+		// the server may be waiting for to send it: with Nagle's
+		// algorithm on (nginx), it holds the next reply until what it
+		// sent before is acknowledged, while this side, with no request
+		// left to send, has nothing to carry the acknowledgement on
+		// (see fetch.QuickAck).
 		ack := pc.br.Buffered() == 0
 		turn.ch <- true // buffered: it waits for no one
 		p.offer(hc, pc)
 		if ack {
-			quickAck(pc.sock)
+			fetch.QuickAck(pc.conn)
 		}
 		return nil
 	}
@@ -570,7 +569,7 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 		c.Conn.SetReadDeadline(time.Now().Add(c.arm))
 		// A cancel before the deadline was set would be undone by it.
 		if isDone(c.done) {
-			c.Conn.SetReadDeadline(aLongTimeAgo)
+			c.Conn.SetReadDeadline(fetch.Past())
 		}
 		if !c.keep {
 			c.arm = 0

@@ -163,10 +163,15 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	}
 	// Sent only when the body is to stay encoded (Raw, or the request's
 	// own field); otherwise the transport sends it and decodes.
-	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != ""
-	if u.Scheme == "http" && !h.NetHTTP && h.Proxy == nil && plainHost(u.Host) && !envHTTPProxy() {
+	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != "" || removed(req.Header, "Accept-Encoding")
+	rt, err := h.route(req, u)
+	if err != nil {
+		return nil, err
+	}
+	if rt.direct && !h.NetHTTP {
 		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
 	}
+	proxy := rt.proxy
 	uri := requestURI(u)
 	nu := netURL(u)
 	hreq := &http.Request{
@@ -178,10 +183,6 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		Header:     make(http.Header),
 		Host:       nu.Host,
 	}
-	proxy, perr := h.proxyFunc()(hreq)
-	if u.Scheme == "http" && !h.NetHTTP && proxy == nil && perr == nil && plainHost(u.Host) {
-		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
-	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	wd := newWatchdog(cancel)
 	w := hopWaits{wd: wd, cancel: cancel, outer: ctx}
@@ -192,7 +193,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		}
 		return method + " " + target + " " + proto
 	}
-	hreq = hreq.WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
+	hreq = hreq.WithContext(httptrace.WithClientTrace(withRoute(rctx, rt), clientTrace(wd, req, req.Trace, line)))
 	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
@@ -286,7 +287,11 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 		res = redirect(u, resp, next)
 	} else {
 		if err := statusError(resp); err != nil {
-			drain(w, req, resp.Body)
+			if req.ErrorBody != nil && !req.Head && resp.StatusCode != http.StatusNotModified {
+				keepErrorBody(w, req, resp.Body)
+			} else {
+				drain(w, req, resp.Body)
+			}
 			return fail(err)
 		}
 		res, err = resource(u, resp, req, offset)
@@ -385,12 +390,7 @@ func drain(w hopWaits, req *fetch.Request, rc io.ReadCloser) {
 	rc.Close()
 }
 
-func idleTimeout(req *fetch.Request) time.Duration {
-	if req.IdleTimeout > 0 {
-		return req.IdleTimeout
-	}
-	return 60 * time.Second
-}
+func idleTimeout(req *fetch.Request) time.Duration { return req.EffectiveIdleTimeout() }
 
 // wholeAlready answers a resume at offset that the server refused with a
 // 416 not saying the resource's size: it asks for the size with HEAD.

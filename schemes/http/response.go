@@ -86,8 +86,20 @@ func replyError(resp *http.Response) error {
 		Code:       resp.StatusCode,
 		Text:       strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
 		RetryAfter: retryAfter(field(resp.Header, "Retry-After"), time.Now()),
+		Transient:  transientStatus(resp.StatusCode),
 	}
 	return &statusErr{proto: resp.Proto, re: re}
+}
+
+// transientStatus reports whether a status says the failure may pass:
+// 408, 429, 500, 502, 503 and 504, the statuses curl's --retry retries.
+func transientStatus(code int) bool {
+	switch code {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
 }
 
 // statusErr is a reply whose status is an error.

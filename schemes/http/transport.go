@@ -39,7 +39,7 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	}
 	per := h.maxConnsPerHost()
 	t := &http.Transport{
-		Proxy:                  h.proxyFunc(),
+		Proxy:                  h.transportProxy,
 		DialContext:            dialContext,
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           64,
