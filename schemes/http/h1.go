@@ -413,7 +413,10 @@ func appendRequest(b []byte, r *h1Request) []byte {
 			}
 		}
 	}
-	if ua = fieldValue(ua); ua != "" {
+	if ua != "" {
+		// Written when set, even when it trims to nothing, as
+		// net/http writes it.
+		ua = fieldValue(ua)
 		b = appendField(b, "User-Agent", ua)
 		if tr != nil {
 			traceField(tr, "User-Agent", ua)
