@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -265,9 +266,10 @@ func TestMaxConnsPerHost(t *testing.T) {
 // its context ends, and the slot goes on to the next.
 func TestWaitForSlot(t *testing.T) {
 	onBoth(t, func(t *testing.T, tc transportCase) {
-		release := make(chan struct{})
+		release, holding := make(chan struct{}), make(chan struct{})
 		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/hold" {
+				close(holding)
 				<-release
 			}
 			io.WriteString(w, "ok")
@@ -278,7 +280,7 @@ func TestWaitForSlot(t *testing.T) {
 			_, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/hold")})
 			held <- err
 		}()
-		time.Sleep(50 * time.Millisecond) // the first fetch takes the one slot
+		<-holding // the first fetch has the one slot
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		_, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, srv.URL+"/")})
 		cancel()
@@ -476,51 +478,55 @@ func TestH1ContextTie(t *testing.T) {
 // put back often, nor idleTime after its first put when it was in use
 // meanwhile.
 func TestH1IdleExpiry(t *testing.T) {
-	const idle = 300 * time.Millisecond
-	p := &h1Pool{max: 1, idleTime: idle}
-	ctx := context.Background()
-	c1, c2 := net.Pipe()
-	defer c2.Close()
-	closed := make(chan time.Time, 1)
-	go func() {
-		io.Copy(io.Discard, c2)
-		closed <- time.Now()
-	}()
-	if pc, _, err := p.get(ctx, "k", false, nil); pc != nil || err != nil {
-		t.Fatalf("get of an empty pool = %v, %v", pc, err)
-	}
-	pc := p.newConn("k", c1)
-	take := func(what string) {
-		t.Helper()
-		got, reused, err := p.get(ctx, "k", false, nil)
-		if got != pc || !reused || err != nil {
-			t.Fatalf("%s: get = %p, %v, %v; want the idle connection %p", what, got, reused, err, pc)
+	// In a bubble the sleeps and the pool's timer run on its clock: the
+	// test takes no time, and the expiry comes exactly when it is due.
+	synctest.Test(t, func(t *testing.T) {
+		const idle = 300 * time.Millisecond
+		p := &h1Pool{max: 1, idleTime: idle}
+		ctx := context.Background()
+		c1, c2 := net.Pipe()
+		defer c2.Close()
+		closed := make(chan time.Time, 1)
+		go func() {
+			io.Copy(io.Discard, c2)
+			closed <- time.Now()
+		}()
+		if pc, _, err := p.get(ctx, "k", false, nil); pc != nil || err != nil {
+			t.Fatalf("get of an empty pool = %v, %v", pc, err)
 		}
-	}
-	pc.release(true)
-	// Taken and put back often, for longer than the idle time.
-	for range 10 {
-		time.Sleep(idle / 10)
-		take("reused often")
+		pc := p.newConn("k", c1)
+		take := func(what string) {
+			t.Helper()
+			got, reused, err := p.get(ctx, "k", false, nil)
+			if got != pc || !reused || err != nil {
+				t.Fatalf("%s: get = %p, %v, %v; want the idle connection %p", what, got, reused, err, pc)
+			}
+		}
 		pc.release(true)
-	}
-	// In use while the first timer would have fired, then put back.
-	take("before a long use")
-	time.Sleep(idle * 3 / 2)
-	pc.release(true)
-	time.Sleep(idle / 10)
-	take("after a long use")
-	pc.release(true)
-	last := time.Now()
-	select {
-	case at := <-closed:
-		if d := at.Sub(last); d < idle {
-			t.Errorf("closed %v after it was put back, before the idle time %v", d, idle)
+		// Taken and put back often, for longer than the idle time.
+		for range 10 {
+			time.Sleep(idle / 10)
+			take("reused often")
+			pc.release(true)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the idle connection was not closed")
-	}
-	if got, reused, _ := p.get(ctx, "k", false, nil); got != nil || reused {
-		t.Errorf("get after the expiry = %p, %v; want a slot to dial in", got, reused)
-	}
+		// In use while the first timer would have fired, then put back.
+		take("before a long use")
+		time.Sleep(idle * 3 / 2)
+		pc.release(true)
+		time.Sleep(idle / 10)
+		take("after a long use")
+		pc.release(true)
+		last := time.Now()
+		select {
+		case at := <-closed:
+			if d := at.Sub(last); d != idle {
+				t.Errorf("closed %v after it was put back, want the idle time %v", d, idle)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the idle connection was not closed")
+		}
+		if got, reused, _ := p.get(ctx, "k", false, nil); got != nil || reused {
+			t.Errorf("get after the expiry = %p, %v; want a slot to dial in", got, reused)
+		}
+	})
 }
