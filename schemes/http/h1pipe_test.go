@@ -361,6 +361,9 @@ func TestH1PipelineOutOfStep(t *testing.T) {
 		name  string
 		head  bool
 		reply func(paths []string) string // the replies to the pipelined requests, in the order read
+		// the server closes the connection after them (and pipelining
+		// goes on)
+		closes bool
 		// what the request read n-th gets: its body, or an error of kind
 		want func(n int, path string) (string, fetch.Kind)
 	}{
@@ -403,6 +406,14 @@ func TestH1PipelineOutOfStep(t *testing.T) {
 			want: func(n int, p string) (string, fetch.Kind) { return p, 0 },
 		},
 		{
+			// Not out of step: the server closes after the last reply,
+			// which is whole.
+			name:   "closed after the last reply",
+			reply:  func(ps []string) string { return ok(ps[0]) + ok(ps[1]) + ok(ps[2]) },
+			closes: true,
+			want:   func(n int, p string) (string, fetch.Kind) { return p, 0 },
+		},
+		{
 			name:  "a 304 to an unconditional request",
 			reply: func(ps []string) string { return ok(ps[0]) + ok(ps[1]) + "HTTP/1.1 304 Not Modified\r\n\r\n" },
 			want:  func(n int, p string) (string, fetch.Kind) { return p, 0 },
@@ -438,6 +449,9 @@ func TestH1PipelineOutOfStep(t *testing.T) {
 					if len(paths) == 3 {
 						order <- paths
 						io.WriteString(c, tt.reply(paths))
+						if tt.closes {
+							return
+						}
 					}
 				}
 			})
@@ -491,8 +505,8 @@ func TestH1PipelineOutOfStep(t *testing.T) {
 					t.Errorf("%s (%d-th in line): %q, want %q", p, n+1, o.body, body)
 				}
 			}
-			if !noPipe(h, base) {
-				t.Error("pipelining to the host goes on")
+			if noPipe(h, base) == tt.closes {
+				t.Errorf("pipelining to the host stopped: %v, want %v", noPipe(h, base), !tt.closes)
 			}
 			fetchMany(t, h, base, 4)
 		})

@@ -124,7 +124,7 @@ func (p *h1Pool) get(ctx context.Context, key string, pipe bool, tr *fetch.Trace
 		pc.since = time.Time{}
 		p.take(hc, pc)
 		p.mu.Unlock()
-		if !pc.check.pending() {
+		if pc.check.pending() == waitNothing {
 			return pc, true, nil
 		}
 		// Something came on the connection while it idled: bytes no
@@ -293,7 +293,7 @@ func (pc *h1Conn) release(reuse bool) error {
 	if len(pc.turns) == 0 {
 		piped := pc.piped
 		pc.piped = false
-		if pc.br.Buffered() != 0 || piped && pc.check.pending() {
+		if pc.br.Buffered() != 0 || piped && pc.check.pending() == waitBytes {
 			p.mu.Unlock()
 			pc.close()
 			if !piped {
