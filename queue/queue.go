@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -45,6 +44,11 @@ type Options struct {
 	// LeaseTTL is how long a dead worker's per-host lease lasts. Zero
 	// means 30 seconds.
 	LeaseTTL time.Duration
+	// Replicas is the number of servers that keep each stream, bucket
+	// and consumer of the queue. Zero means 3 on a cluster of three
+	// servers or more, else 1. An object that has more replicas already
+	// (an operator raised them) keeps them: Open never lowers them.
+	Replicas int
 }
 
 func (o Options) ackWait() time.Duration {
@@ -91,12 +95,13 @@ type Queue struct {
 	nc      *nats.Conn
 	js      jetstream.JetStream
 	jobs    jetstream.Stream
-	cons    jetstream.Consumer
 	hosts   jetstream.KeyValue
 	results jetstream.Stream
 	emb     *embedded // the server this process runs, or the one it connects to
 
 	mu       sync.Mutex
+	cons     jetstream.Consumer // recreated by recoverConsumer
+	consCfg  jetstream.ConsumerConfig
 	taken    []*embedded   // servers this process took over (see takeOver)
 	closing  chan struct{} // closed by Close
 	reviving chan struct{} // closed when a lost connection is back
@@ -189,7 +194,8 @@ func (q *Queue) setup(ctx context.Context) error {
 		return fmt.Errorf("queue: %w", err)
 	}
 	q.js = js
-	q.jobs, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	repl := q.replicas()
+	q.jobs, err = q.stream(ctx, jetstream.StreamConfig{
 		Name:        JobStream,
 		Description: "fetch jobs, one URL a message",
 		Subjects:    []string{JobSubject},
@@ -197,42 +203,108 @@ func (q *Queue) setup(ctx context.Context) error {
 		Storage:     jetstream.FileStorage,
 		Duplicates:  10 * time.Minute,
 		MaxMsgSize:  maxJobSize,
+		Replicas:    repl,
 	})
 	if err != nil {
-		return fmt.Errorf("queue: stream %s: %w", JobStream, err)
+		return err
 	}
-	q.cons, err = js.CreateOrUpdateConsumer(ctx, JobStream, jetstream.ConsumerConfig{
+	q.consCfg = jetstream.ConsumerConfig{
 		Durable:       Consumer,
 		Description:   "fetch workers",
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       q.opts.ackWait(),
 		MaxDeliver:    q.opts.maxDeliver(),
 		MaxAckPending: 10000,
-	})
-	if err != nil {
-		return fmt.Errorf("queue: consumer %s: %w", Consumer, err)
+		Replicas:      q.jobs.CachedInfo().Config.Replicas,
 	}
-	q.results, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	if err := q.recoverConsumer(ctx); err != nil {
+		return err
+	}
+	q.results, err = q.stream(ctx, jetstream.StreamConfig{
 		Name:        ResultStream,
 		Description: "fetch results, one message a finished job",
 		Subjects:    []string{ResultSubject + ".>"},
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
+		Replicas:    repl,
 	})
 	if err != nil {
-		return fmt.Errorf("queue: stream %s: %w", ResultStream, err)
+		return err
 	}
-	q.hosts, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	kvCfg := jetstream.KeyValueConfig{
 		Bucket:      HostBucket,
 		Description: "per-host connection leases of fetch workers",
 		TTL:         q.opts.leaseTTL(),
 		History:     1,
 		Storage:     jetstream.FileStorage,
-	})
+		Replicas:    repl,
+	}
+	if kv, err := js.KeyValue(ctx, HostBucket); err == nil {
+		if st, err := kv.Status(ctx); err == nil {
+			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
+				kvCfg.Replicas = max(kvCfg.Replicas, bs.StreamInfo().Config.Replicas)
+			}
+		}
+	}
+	q.hosts, err = js.CreateOrUpdateKeyValue(ctx, kvCfg)
 	if err != nil {
 		return fmt.Errorf("queue: bucket %s: %w", HostBucket, err)
 	}
 	return nil
+}
+
+// replicas is the number of replicas the queue's objects are made with:
+// Options.Replicas, else 3 on a cluster of three servers or more, else 1.
+func (q *Queue) replicas() int {
+	if q.opts.Replicas > 0 {
+		return q.opts.Replicas
+	}
+	if q.nc.ConnectedClusterName() != "" && len(q.nc.Servers()) >= 3 {
+		return 3
+	}
+	return 1
+}
+
+// stream creates the stream of cfg, or updates it to cfg; a stream that
+// has more replicas than cfg asks for keeps them.
+func (q *Queue) stream(ctx context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	if s, err := q.js.Stream(ctx, cfg.Name); err == nil {
+		cfg.Replicas = max(cfg.Replicas, s.CachedInfo().Config.Replicas)
+	}
+	s, err := q.js.CreateOrUpdateStream(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("queue: stream %s: %w", cfg.Name, err)
+	}
+	return s, nil
+}
+
+// recoverConsumer creates the workers' consumer, or updates it, keeping
+// replicas it has beyond the configuration's; a worker calls it again
+// after a failure of the queue, in case the consumer was lost.
+func (q *Queue) recoverConsumer(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	q.mu.Lock()
+	cfg := q.consCfg
+	q.mu.Unlock()
+	if c, err := q.js.Consumer(ctx, JobStream, cfg.Durable); err == nil {
+		cfg.Replicas = max(cfg.Replicas, c.CachedInfo().Config.Replicas)
+	}
+	c, err := q.js.CreateOrUpdateConsumer(ctx, JobStream, cfg)
+	if err != nil {
+		return fmt.Errorf("queue: consumer %s: %w", Consumer, err)
+	}
+	q.mu.Lock()
+	q.cons = c
+	q.mu.Unlock()
+	return nil
+}
+
+// consumer returns the workers' consumer.
+func (q *Queue) consumer() jetstream.Consumer {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.cons
 }
 
 // Close closes the connection, and stops the embedded server this process
@@ -352,24 +424,19 @@ type Stats struct {
 	Failed   uint64 `json:"failed"`    // jobs that failed for good, recorded
 }
 
-// Stats reports the queue's progress.
+// Stats reports the queue's progress. Queued and InFlight are the
+// consumer's counts: jobs not yet delivered, and jobs delivered and not yet
+// acknowledged (handed back for later included). The stream's count of
+// messages is not used: after a leader fails over it can hold jobs that
+// were acknowledged, for a while or for good.
 func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
-	// The stream holds exactly the jobs not yet finished (work-queue
-	// retention drops a job when it is acknowledged), and its count is
-	// current as soon as a publish is acknowledged; the consumer's counts
-	// follow a moment later. So queued is the stream's count less what
-	// the consumer has out.
-	left, err := q.unfinished(ctx)
-	if err != nil {
-		return s, err
-	}
-	ci, err := q.cons.Info(ctx)
+	ci, err := q.consumer().Info(ctx)
 	if err != nil {
 		return s, fmt.Errorf("queue: %w", err)
 	}
-	s.InFlight = min(ci.NumAckPending, int(min(left, uint64(math.MaxInt))))
-	s.Queued = left - uint64(s.InFlight)
+	s.Queued = ci.NumPending
+	s.InFlight = ci.NumAckPending
 	si, err := q.results.Info(ctx, jetstream.WithSubjectFilter(ResultSubject+".>"))
 	if err != nil {
 		return s, fmt.Errorf("queue: %w", err)
@@ -377,16 +444,6 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	s.Done = si.State.Subjects[ResultSubject+".done"]
 	s.Failed = si.State.Subjects[ResultSubject+".failed"]
 	return s, nil
-}
-
-// unfinished returns the number of jobs in the stream: queued, in flight,
-// or handed back for later.
-func (q *Queue) unfinished(ctx context.Context) (uint64, error) {
-	si, err := q.jobs.Info(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("queue: %w", err)
-	}
-	return si.State.Msgs, nil
 }
 
 // errNoSlot says a job's host has every lease taken.

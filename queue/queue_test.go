@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -310,5 +311,42 @@ func TestNewsJobLeasesItsServer(t *testing.T) {
 	}
 	if got := queue.LeaseAddress(c, u); got != "news.example:1119" {
 		t.Errorf("lease address of %s = %q, want the news server", u, got)
+	}
+}
+
+// Jobs that are malformed or too large (a host of 2,100 characters, a URL
+// beyond the bound, a message that is no JSON) are terminated or recorded
+// as failed; the worker goes on with the rest and never stops for them.
+func TestOversizedJobsNeverFatal(t *testing.T) {
+	s := newSite(t, 0)
+	q := open(t, t.TempDir())
+	longHost := "http://" + strings.Repeat("h", 2100) + ".example/x"
+	longURL := s.URL + "/" + strings.Repeat("p", 20<<10)
+	good := s.URL + "/good"
+	if _, _, err := q.Enqueue(context.Background(), jobs([]string{longHost, longURL, good})); err != nil {
+		t.Fatal(err)
+	}
+	st, err := queue.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, q, st, 1, 2)
+	recs := readResults(t, st.Dir())
+	byURL := map[string]queue.Record{}
+	for _, r := range recs {
+		byURL[r.URL] = r
+	}
+	if r, ok := byURL[good]; !ok || r.Status != 0 {
+		t.Errorf("the good job: %+v, %v", r, ok)
+	}
+	if r, ok := byURL[longHost]; !ok || r.Status != 1 || r.Kind != "malformed URL" {
+		t.Errorf("the job with a 2,100-character host: status %d, kind %q, %v; want a malformed failure", r.Status, r.Kind, ok)
+	}
+	if _, ok := byURL[longURL]; ok || len(recs) != 2 {
+		t.Errorf("%d records; the oversized URL should be terminated unrecorded", len(recs))
+	}
+	stats, err := q.Stats(context.Background())
+	if err != nil || stats.Queued != 0 || stats.InFlight != 0 {
+		t.Errorf("Stats = %+v, %v: jobs left", stats, err)
 	}
 }

@@ -52,6 +52,10 @@ type Worker struct {
 	Drain bool
 	// OnResult, if set, is called with each record stored.
 	OnResult func(Record)
+	// Logf, if set, is told of each failure of the queue that the worker
+	// goes on after (a server or leader lost, a result not published):
+	// the worker never stops for one, it tries again.
+	Logf func(format string, args ...any)
 }
 
 // Run processes jobs until ctx is done, or, with Drain, until the queue is
@@ -76,25 +80,24 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	// One pull subscription feeds the workers, asking for as many jobs as
-	// they can take at once.
-	it, err := w.Queue.cons.Messages(jetstream.PullMaxMessages(par))
-	if err != nil {
-		return fmt.Errorf("queue: %w", err)
-	}
+	// Each free slot is a token in idle: the jobs are pulled a batch at a
+	// time, never more than the slots free, so none waits in a client
+	// buffer where a slow or reconnecting worker could drop it.
+	idle := make(chan struct{}, par)
 	msgs := make(chan jetstream.Msg)
 	var wg sync.WaitGroup
 	for range par {
+		idle <- struct{}{}
 		wg.Go(func() {
 			for msg := range msgs {
 				if err := r.handle(ctx, msg); err != nil {
 					cancel(err)
 				}
+				idle <- struct{}{}
 			}
 		})
 	}
-	err = r.take(ctx, it, msgs)
-	it.Stop()
+	err := r.take(ctx, idle, msgs)
 	close(msgs)
 	wg.Wait()
 	if err == nil {
@@ -115,50 +118,134 @@ type run struct {
 	leases *leases
 }
 
-// take hands the jobs of it to the workers until ctx is done or, when
-// draining, the queue is empty.
-func (r *run) take(ctx context.Context, it jetstream.MessagesContext, msgs chan<- jetstream.Msg) error {
-	for ctx.Err() == nil {
-		msg, err := it.Next(jetstream.NextMaxWait(time.Second))
+// take hands jobs to the workers, as many as have a free slot, until ctx
+// is done or, when draining, the queue is empty. A failure of the queue
+// (a server gone, a leader being elected, the consumer lost) is logged and
+// tried again with a growing delay, the consumer recreated: it never ends
+// the run.
+func (r *run) take(ctx context.Context, idle chan struct{}, msgs chan<- jetstream.Msg) error {
+	var retry backoff
+	empty := 0 // consecutive looks that found the queue empty
+	for {
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return nil
+		}
+		n := 1
+		for more := true; more; {
+			select {
+			case <-idle:
+				n++
+			default:
+				more = false
+			}
+		}
+		got, err := r.pull(ctx, n, msgs)
+		for range n - got {
+			idle <- struct{}{}
+		}
 		switch {
 		case ctx.Err() != nil:
 			return nil
-		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-			if r.w.Drain && r.empty(ctx) {
-				return errDrained
+		case err != nil:
+			d := retry.next()
+			r.logf("taking jobs: %v; again in %v", err, d.Round(time.Millisecond))
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(d):
+			}
+			if err := r.w.Queue.recoverConsumer(ctx); err != nil {
+				r.logf("recreating the consumer %s: %v", Consumer, err)
 			}
 			continue
-		case err != nil:
-			return fmt.Errorf("queue: taking a job: %w", err)
 		}
-		select {
-		case msgs <- msg:
-		case <-ctx.Done():
-			msg.Nak()
-			return nil
+		if retry.failures > 0 {
+			r.logf("taking jobs again after %d failures", retry.failures)
+		}
+		retry = backoff{}
+		if got > 0 || !r.w.Drain {
+			empty = 0
+			continue
+		}
+		// Two looks a pull apart, so that jobs just published, which the
+		// consumer counts a moment later, are not missed.
+		if r.empty(ctx) {
+			empty++
+		} else {
+			empty = 0
+		}
+		if empty >= 2 {
+			return errDrained
 		}
 	}
-	return nil
 }
 
-// empty reports whether no job is left, queued or delivered anywhere.
+// pull fetches up to n jobs, waiting a second at most for the first, and
+// hands them to the workers; it returns how many it handed.
+func (r *run) pull(ctx context.Context, n int, msgs chan<- jetstream.Msg) (int, error) {
+	batch, err := r.w.Queue.consumer().Fetch(n, jetstream.FetchMaxWait(time.Second))
+	if err != nil {
+		return 0, err
+	}
+	got := 0
+	for msg := range batch.Messages() {
+		select {
+		case msgs <- msg:
+			got++
+		case <-ctx.Done():
+			msg.Nak()
+		}
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		return got, err
+	}
+	return got, nil
+}
+
+// backoff is the delay between tries after a failure of the queue: from
+// 100 ms, doubled each time up to 5 s, with jitter.
+type backoff struct{ failures int }
+
+func (b *backoff) next() time.Duration {
+	b.failures++
+	d := min(100*time.Millisecond<<min(b.failures-1, 6), 5*time.Second)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// logf reports a failure of the queue that the run goes on after.
+func (r *run) logf(format string, args ...any) {
+	if r.w.Logf != nil {
+		r.w.Logf(format, args...)
+	}
+}
+
+// empty reports whether no job is left, queued or delivered anywhere, by
+// the consumer's counts: jobs not yet delivered, and delivered but not
+// acknowledged. (The stream's count of messages is not that: after a
+// leader fails over, it can keep acknowledged jobs for a while.)
 func (r *run) empty(ctx context.Context) bool {
-	n, err := r.w.Queue.unfinished(ctx)
-	return err == nil && n == 0
+	s, err := r.w.Queue.Stats(ctx)
+	return err == nil && s.Queued == 0 && s.InFlight == 0
 }
 
-// handle processes one delivery of a job. Only a failure of the queue or
-// the store is returned; a failed fetch is the job's outcome.
+// handle processes one delivery of a job. Only a failure of the store is
+// returned; a failed fetch is the job's outcome, and a failure of the
+// queue is logged and the job left to be delivered again.
 func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 	meta, err := msg.Metadata()
 	if err != nil {
-		return fmt.Errorf("queue: %w", err)
+		r.logf("a message that is no job: %v", err)
+		msg.Term()
+		return nil
 	}
 	delivery := int(meta.NumDelivered)
 	last := delivery >= r.w.Queue.opts.maxDeliver()
 	job, err := decodeJob(msg.Data())
 	if err != nil {
 		// Not a job: nothing to fetch or to retry.
+		r.logf("terminating job %d: %v", meta.Sequence.Stream, err)
 		msg.Term()
 		return nil
 	}
@@ -182,6 +269,9 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		}
 		return r.finish(ctx, msg, key, job, delivery, nil, &fetch.Error{Op: "fetch", URL: shown, Kind: fetch.Malformed, Err: perr})
 	}
+	if len(u.Host) > maxHost {
+		return r.finish(ctx, msg, key, job, delivery, nil, fetch.Errorf(fetch.Malformed, "a host of %d bytes (at most %d)", len(u.Host), maxHost))
+	}
 	// The job is ours while we work on it: keep telling JetStream so, so
 	// that AckWait bounds only the time to notice a dead worker.
 	busy, stopBusy := context.WithCancel(ctx)
@@ -199,8 +289,9 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 			msg.Nak()
 			return nil
 		case err != nil:
-			msg.Nak()
-			return err
+			r.logf("%v; the job goes back to the queue", err)
+			msg.NakWithDelay(time.Second)
+			return nil
 		}
 		defer held.release(context.WithoutCancel(ctx))
 		go held.keep(busy)
@@ -317,6 +408,9 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job
 		msg.Nak()
 		return err
 	}
+	// From here on the result is stored: a failure of the queue leaves
+	// the job to be delivered again, recognised as stored, and its result
+	// published then.
 	subject := ResultSubject + ".done"
 	if ferr != nil {
 		subject = ResultSubject + ".failed"
@@ -324,8 +418,9 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job
 	// The result's message id is the job's key: published again after a
 	// redelivery, it is stored in the stream once.
 	if _, err := r.w.Queue.js.Publish(ctx, subject, nil, jetstream.WithMsgID(key)); err != nil {
-		msg.Nak()
-		return fmt.Errorf("queue: publishing a result: %w", err)
+		r.logf("publishing the result of %s: %v; the job goes back to the queue", redacted(job.URL), err)
+		msg.NakWithDelay(time.Second)
+		return nil
 	}
 	if ferr != nil {
 		err = msg.Term()
@@ -333,7 +428,8 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job
 		err = msg.Ack()
 	}
 	if err != nil {
-		return fmt.Errorf("queue: acknowledging: %w", err)
+		// Delivered again after AckWait, it is recognised as stored.
+		r.logf("acknowledging %s: %v", redacted(job.URL), err)
 	}
 	if stored && r.w.OnResult != nil {
 		r.w.OnResult(rec)
@@ -380,3 +476,11 @@ func heartbeat(ctx context.Context, msg jetstream.Msg, period time.Duration) {
 
 // kindName names a failure's kind in a record: "not found", "timeout", ...
 func kindName(err error) string { return fetch.KindOf(err).Error() }
+
+// redacted is rawURL with any password hidden, for a log line.
+func redacted(rawURL string) string {
+	if u, err := parser.Parse(rawURL); err == nil {
+		return u.Redacted()
+	}
+	return "a malformed URL"
+}

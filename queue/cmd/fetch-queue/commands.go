@@ -18,11 +18,18 @@ import (
 // queueFlags are the options every queue command takes: where the queue is.
 type queueFlags struct {
 	nats, state string
+	replicas    int
 }
 
 func (q *queueFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.nats, "nats", "", "URL of a NATS server or cluster with JetStream (default: an embedded server)")
 	fs.StringVar(&q.state, "state", "", "the embedded server's state directory (default "+queue.DefaultStateDir()+")")
+	fs.IntVar(&q.replicas, "replicas", 0, "servers that keep each stream, bucket and consumer (default 3 on a cluster of 3 or more, else 1; never lowered)")
+}
+
+// options are the queue.Options of the flags.
+func (q *queueFlags) options() queue.Options {
+	return queue.Options{NATS: q.nats, StateDir: q.state, Replicas: q.replicas}
 }
 
 // newFlagSet returns a FlagSet for "fetch NAME" whose errors and help go to
@@ -87,7 +94,7 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			}
 		}
 	}
-	q, err := queue.Open(ctx, queue.Options{NATS: qf.nats, StateDir: qf.state})
+	q, err := queue.Open(ctx, qf.options())
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch enqueue: %v\n", err)
 		return 5
@@ -142,7 +149,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "fetch worker: %v\n", err)
 		return 1
 	}
-	q, err := queue.Open(ctx, queue.Options{NATS: qf.nats, StateDir: qf.state, AckWait: secondsOf(ackWait), MaxDeliver: maxDeliver, LeaseTTL: secondsOf(leaseTTL)})
+	opts := qf.options()
+	opts.AckWait, opts.MaxDeliver, opts.LeaseTTL = secondsOf(ackWait), maxDeliver, secondsOf(leaseTTL)
+	q, err := queue.Open(ctx, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch worker: %v\n", err)
 		return 5
@@ -170,6 +179,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		Status: exitCode,
 		Do: func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 			return sink.do(ctx, client, req)
+		},
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(stderr, "fetch worker: "+format+"\n", args...)
 		},
 		OnResult: func(r queue.Record) {
 			if r.Status == 0 {
@@ -212,7 +224,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	q, err := queue.Open(ctx, queue.Options{NATS: qf.nats, StateDir: qf.state})
+	q, err := queue.Open(ctx, qf.options())
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch results: %v\n", err)
 		return 5
