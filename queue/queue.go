@@ -32,8 +32,15 @@ type Options struct {
 	// embedded server with its state in StateDir.
 	NATS string
 	// StateDir holds the embedded server's state. Empty means
-	// DefaultStateDir().
+	// DefaultStateDir(). The server requires the credential kept there in
+	// server.token (mode 0600, made the first time).
 	StateDir string
+	// Listen is where the embedded server listens, "host:port". Empty
+	// means loopback (127.0.0.1), on a port chosen the first time and kept
+	// in the state directory; a host without a port ("0.0.0.0:0") keeps
+	// the port in the same way. A worker on another machine then joins
+	// with NATS "nats://TOKEN@host:port", TOKEN from server.token.
+	Listen string
 	// AckWait is how long a delivered job may go unacknowledged before it
 	// is delivered again. Zero means 2 minutes. A worker signals progress
 	// on long fetches, so this bounds the time to notice a dead worker,
@@ -167,11 +174,11 @@ func (q *Queue) setupPatiently(ctx context.Context) error {
 func (q *Queue) connectEmbedded(ctx context.Context, dir string, connOpts []nats.Option) (*nats.Conn, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		e, err := startEmbedded(dir, time.Until(deadline))
+		e, err := startEmbedded(dir, q.opts.Listen, time.Until(deadline))
 		if err != nil {
 			return nil, err
 		}
-		nc, err := nats.Connect(e.url, connOpts...)
+		nc, err := nats.Connect(e.url, append(connOpts, nats.Token(e.token))...)
 		if err == nil {
 			q.emb = e
 			return nc, nil
@@ -356,7 +363,7 @@ func (q *Queue) lost(dir string) {
 			}
 			close(stop)
 		}()
-		if e := takeOver(dir, stop); e != nil {
+		if e := takeOver(dir, q.opts.Listen, q.emb.token, stop); e != nil {
 			q.mu.Lock()
 			q.taken = append(q.taken, e)
 			q.mu.Unlock()

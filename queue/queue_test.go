@@ -11,12 +11,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
@@ -348,5 +351,62 @@ func TestOversizedJobsNeverFatal(t *testing.T) {
 	stats, err := q.Stats(context.Background())
 	if err != nil || stats.Queued != 0 || stats.InFlight != 0 {
 		t.Errorf("Stats = %+v, %v: jobs left", stats, err)
+	}
+}
+
+// The embedded server refuses a client without the credential kept in
+// the state directory, which only its owner can read.
+func TestEmbeddedServerRequiresToken(t *testing.T) {
+	state := t.TempDir()
+	open(t, state)
+	u, err := os.ReadFile(filepath.Join(state, "server.url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(state, "server.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("server.token has mode %v, want 0600", fi.Mode().Perm())
+	}
+	tok, err := os.ReadFile(filepath.Join(state, "server.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimSpace(string(u))
+	if nc, err := nats.Connect(addr, nats.MaxReconnects(0)); err == nil {
+		nc.Close()
+		t.Errorf("a client without the token connected to %s", addr)
+	}
+	nc, err := nats.Connect(addr, nats.Token(strings.TrimSpace(string(tok))))
+	if err != nil {
+		t.Fatalf("with the token: %v", err)
+	}
+	nc.Close()
+}
+
+// --listen's address is where the embedded server listens; its port is
+// kept for the next process that serves the directory.
+func TestEmbeddedServerListen(t *testing.T) {
+	state := t.TempDir()
+	ctx := context.Background()
+	q, err := queue.Open(ctx, queue.Options{StateDir: state, Listen: "127.0.0.2:0"})
+	if err != nil {
+		t.Skipf("no 127.0.0.2 here: %v", err)
+	}
+	u, _ := os.ReadFile(filepath.Join(state, "server.url"))
+	q.Close()
+	if !strings.HasPrefix(string(u), "nats://127.0.0.2:") {
+		t.Fatalf("server.url = %q, want 127.0.0.2", u)
+	}
+	q, err = queue.Open(ctx, queue.Options{StateDir: state, Listen: "127.0.0.2:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	again, _ := os.ReadFile(filepath.Join(state, "server.url"))
+	if string(again) != string(u) {
+		t.Errorf("the second server listens at %q, the first at %q: the port is not kept", again, u)
 	}
 }

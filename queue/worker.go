@@ -35,6 +35,10 @@ type Worker struct {
 	// MaxTime bounds each fetch when the job does not. Zero means none
 	// beyond the Client's own timeouts.
 	MaxTime time.Duration
+	// MaxSize bounds the bytes of a body stored; a job whose resource is
+	// larger (said up front, or found while reading) fails with
+	// fetch.Refused and is not retried. Zero means no bound.
+	MaxSize int64
 	// Status maps a fetch's outcome to the status stored (its exit-code
 	// class): nil means 0 for success and 1 for any failure.
 	Status func(err error) int
@@ -372,11 +376,22 @@ func (r *run) fetch(ctx context.Context, u *url.URL, job Job) (*spool, error) {
 		return nil, err
 	}
 	defer res.Body.Close()
+	limit := r.w.MaxSize
+	if limit > 0 && res.Size > limit {
+		return nil, fetch.Errorf(fetch.Refused, "%s: %d bytes exceed the %d allowed", u.Redacted(), res.Size, limit)
+	}
 	sp, err := r.w.Store.create()
 	if err != nil {
 		return nil, err
 	}
-	_, err = io.Copy(sp, res.Body)
+	var body io.Reader = res.Body
+	if limit > 0 {
+		body = io.LimitReader(res.Body, limit+1)
+	}
+	_, err = io.Copy(sp, body)
+	if err == nil && limit > 0 && sp.n > limit {
+		err = fetch.Errorf(fetch.Refused, "%s: more than the %d bytes allowed", u.Redacted(), limit)
+	}
 	if err == nil {
 		err = res.Body.Close()
 	}

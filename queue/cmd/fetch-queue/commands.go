@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -17,19 +18,20 @@ import (
 
 // queueFlags are the options every queue command takes: where the queue is.
 type queueFlags struct {
-	nats, state string
-	replicas    int
+	nats, state, listen string
+	replicas            int
 }
 
 func (q *queueFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.nats, "nats", "", "URL of a NATS server or cluster with JetStream (default: an embedded server)")
 	fs.StringVar(&q.state, "state", "", "the embedded server's state directory (default "+queue.DefaultStateDir()+")")
+	fs.StringVar(&q.listen, "listen", "", "where the embedded server listens, HOST:PORT (default 127.0.0.1, on a port chosen once and kept)")
 	fs.IntVar(&q.replicas, "replicas", 0, "servers that keep each stream, bucket and consumer (default 3 on a cluster of 3 or more, else 1; never lowered)")
 }
 
 // options are the queue.Options of the flags.
 func (q *queueFlags) options() queue.Options {
-	return queue.Options{NATS: q.nats, StateDir: q.state, Replicas: q.replicas}
+	return queue.Options{NATS: q.nats, StateDir: q.state, Listen: q.listen, Replicas: q.replicas}
 }
 
 // newFlagSet returns a FlagSet for "fetch NAME" whose errors and help go to
@@ -121,7 +123,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var store, id, warcFile string
 	var parallel, perHost, maxDeliver int
 	var ackWait, leaseTTL, connectTO, maxTime float64
-	var drain, silent, portOK bool
+	var drain, silent, portOK, noPrivate bool
+	var allowSchemes string
+	var maxSize int64
 	fs := newFlagSet("worker", "[--nats URL] [--state DIR] --store DIR [--parallel N] [--per-host N]", stderr)
 	qf.register(fs)
 	fs.StringVar(&store, "store", "", "the results directory: bodies named by the hex SHA-256 of the normalized URL, and results.jsonl")
@@ -137,6 +141,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.BoolVar(&drain, "drain", false, "exit once the queue is empty instead of waiting for jobs")
 	fs.BoolVar(&silent, "s", false, "silent: no line per result")
 	fs.BoolVar(&portOK, "allow-port-override", false, "permit another protocol's well-known port")
+	fs.BoolVar(&noPrivate, "no-private", false, "refuse to connect to loopback, private, link-local and multicast addresses")
+	fs.StringVar(&allowSchemes, "allow-schemes", "", "fetch only jobs of these comma-separated schemes (default every scheme but file: a job's file: URL is refused unless named here)")
+	fs.Int64Var(&maxSize, "max-filesize", 0, "refuse a resource larger than N bytes (default no bound)")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -157,9 +164,14 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 5
 	}
 	defer q.Close()
+	schemesAllowed, err := workerSchemes(allowSchemes)
+	if err != nil {
+		fmt.Fprintf(stderr, "fetch worker: --allow-schemes: %v\n", err)
+		return 2
+	}
 	client := &fetch.Client{
 		Parser:         url.Parser{Lenient: true},
-		Policy:         fetch.Policy{AllowPortOverride: portOK},
+		Policy:         fetch.Policy{AllowPortOverride: portOK, DenyPrivate: noPrivate, Schemes: schemesAllowed},
 		ConnectTimeout: secondsOf(connectTO),
 		PerHost:        perHost,
 	}
@@ -175,7 +187,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var done, failed int
 	w := &queue.Worker{
 		Queue: q, Client: client, Store: st, ID: id,
-		Parallel: parallel, PerHost: perHost, MaxTime: secondsOf(maxTime), Drain: drain,
+		Parallel: parallel, PerHost: perHost, MaxTime: secondsOf(maxTime), MaxSize: maxSize, Drain: drain,
 		Status: exitCode,
 		Do: func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 			return sink.do(ctx, client, req)
@@ -242,4 +254,28 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	fmt.Fprintf(stdout, "queued: %d\nin flight: %d\ndone: %d\nfailed: %d\n", s.Queued, s.InFlight, s.Done, s.Failed)
 	return 0
+}
+
+// workerSchemes is the list of schemes a worker fetches: those of list
+// (comma-separated), or every scheme but file, so that a job published by
+// anyone who can reach the queue cannot read the worker's files unless
+// the worker was told it may.
+func workerSchemes(list string) ([]string, error) {
+	var out []string
+	if list == "" {
+		for _, s := range url.Schemes() {
+			if s.Name != "file" {
+				out = append(out, s.Name)
+			}
+		}
+		return out, nil
+	}
+	for _, s := range strings.Split(list, ",") {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if _, ok := url.LookupScheme(s); !ok {
+			return nil, fmt.Errorf("unknown scheme %q", s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }

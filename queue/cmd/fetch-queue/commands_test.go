@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runQueue runs one fetch-queue command in process and fails the test
+// unless it exits 0.
+func runQueue(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("fetch-queue %s: exit %d\n%s", strings.Join(args, " "), code, errb.String())
+	}
+	return out.String()
+}
+
+// stored returns the status of each URL in store's results.jsonl, and
+// whether its body is there.
+func stored(t *testing.T, store string) map[string]int {
+	t.Helper()
+	f, err := os.Open(filepath.Join(store, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := map[string]int{}
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		var r struct {
+			URL    string `json:"url"`
+			Status int    `json:"status"`
+			Size   int64  `json:"size"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		got[r.URL] = r.Status
+	}
+	return got
+}
+
+// A worker is safe by default: a job's file: URL is refused unless
+// --allow-schemes names file, and --max-filesize refuses a larger body
+// (said up front or not), storing nothing of it.
+func TestWorkerPolicy(t *testing.T) {
+	big := strings.Repeat("x", 200_000)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/big":
+			w.Header().Set("Content-Length", fmt.Sprint(len(big)))
+			fmt.Fprint(w, big)
+		case "/chunked":
+			for range 20 {
+				fmt.Fprint(w, big[:10_000])
+				w.(http.Flusher).Flush()
+			}
+		default:
+			fmt.Fprint(w, "small")
+		}
+	}))
+	defer site.Close()
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fileURL := "file://" + filepath.ToSlash(secret)
+	urls := []string{fileURL, site.URL + "/big", site.URL + "/chunked", site.URL + "/small"}
+
+	state, store := t.TempDir(), t.TempDir()
+	runQueue(t, append([]string{"enqueue", "--state", state}, urls...)...)
+	runQueue(t, "worker", "--state", state, "--store", store, "--drain", "-s", "--max-filesize", "100000")
+	got := stored(t, store)
+	want := map[string]int{fileURL: 11, site.URL + "/big": 11, site.URL + "/chunked": 11, site.URL + "/small": 0}
+	for u, code := range want {
+		if c, ok := got[u]; !ok || c != code {
+			t.Errorf("%s: status %d (recorded: %v), want %d", u, c, ok, code)
+		}
+	}
+	entries, _ := os.ReadDir(store)
+	var bodies []string
+	for _, e := range entries {
+		if n := e.Name(); n != "results.jsonl" && !strings.HasPrefix(n, ".") {
+			bodies = append(bodies, n)
+		}
+	}
+	if len(bodies) != 1 {
+		t.Errorf("the store holds the bodies %v; want only the small one", bodies)
+	}
+
+	state, store = t.TempDir(), t.TempDir()
+	runQueue(t, "enqueue", "--state", state, fileURL)
+	runQueue(t, "worker", "--state", state, "--store", store, "--drain", "-s", "--allow-schemes", "file,http")
+	if c, ok := stored(t, store)[fileURL]; !ok || c != 0 {
+		t.Errorf("with --allow-schemes file: status %d, recorded %v; want it stored", c, ok)
+	}
+}
