@@ -145,10 +145,10 @@ func serve(dir, listen, tok string, lock *os.File, samePort bool) (*embedded, er
 		Host:          host,
 		Port:          port,
 		Authorization: tok,
-		JetStream:  true,
-		StoreDir:   filepath.Join(dir, "jetstream"),
-		NoLog:      true,
-		NoSigs:     true,
+		JetStream:     true,
+		StoreDir:      filepath.Join(dir, "jetstream"),
+		NoLog:         true,
+		NoSigs:        true,
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
