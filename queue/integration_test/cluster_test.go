@@ -183,19 +183,22 @@ func replicasOf(t *testing.T, js jetstream.JetStream, stream string) int {
 }
 
 // The node leading the job stream is killed with SIGKILL while two
-// workers drain the queue, and restarted 5 seconds later: no worker exits
-// before the queue is empty, every job is stored exactly once, and
-// "fetch results" counts them all done, none left queued. With the
-// default replicas (3 on this cluster of 3) the others go on at once; with
-// --replicas 1 the queue waits for the node to come back.
+// workers drain the queue, and restarted 5 seconds later (or the whole
+// cluster is): no worker exits before the queue is empty, every job is
+// stored exactly once, and "fetch results" counts them all done, none left
+// queued. With the default replicas (3 on this cluster of 3) the others go
+// on at once; with --replicas 1, or the whole cluster down, the queue
+// waits for the nodes to come back.
 func TestQueueStreamLeaderKilled(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		replicas []string
 		want     int
+		all      bool // the whole cluster, not the leader only
 	}{
-		{"default-replicas", nil, 3},
-		{"replicas-1", []string{"--replicas", "1"}, 1},
+		{"default-replicas", nil, 3, false},
+		{"replicas-1", []string{"--replicas", "1"}, 1, false},
+		{"whole-cluster", nil, 3, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cl := newCluster(t, 3)
@@ -217,12 +220,19 @@ func TestQueueStreamLeaderKilled(t *testing.T) {
 			a := startWorker(t, q, store, "--parallel", "8", "--per-host", "16", "--drain")
 			b := startWorker(t, q, store, "--parallel", "8", "--per-host", "16", "--drain")
 			waitUntil(t, "a sixth of the jobs are fetched", func() bool { return int(site.requests.Load()) >= len(urls)/6 })
-			victim := cl.leaderOf(js, "FETCH_JOBS")
-			cl.kill(victim)
+			victims := []int{cl.leaderOf(js, "FETCH_JOBS")}
+			if c.all {
+				victims = []int{0, 1, 2}
+			}
+			for _, v := range victims {
+				cl.kill(v)
+			}
 			killed := time.Now()
-			time.Sleep(5 * time.Second) // the fault: the node is down this long
-			cl.start(victim)
-			t.Logf("killed node %d (the stream's leader) after %v, restarted it 5 s later", victim, killed.Sub(start).Round(time.Millisecond))
+			time.Sleep(5 * time.Second) // the fault: the nodes are down this long
+			for _, v := range victims {
+				cl.start(v)
+			}
+			t.Logf("killed nodes %v (the stream's leader first) after %v, restarted them 5 s later", victims, killed.Sub(start).Round(time.Millisecond))
 			for _, w := range []*exec.Cmd{a, b} {
 				if err := waitExit(w, 3*time.Minute); err != nil {
 					t.Fatalf("worker: %v", err)
