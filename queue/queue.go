@@ -2,11 +2,13 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,10 +19,10 @@ import (
 // The names of the JetStream objects the queue uses.
 const (
 	JobStream     = "FETCH_JOBS"
-	JobSubject    = "fetch.jobs"
+	JobSubject    = "fetch.jobs" // ".<key>" follows
 	Consumer      = "FETCH_WORKERS"
 	ResultStream  = "FETCH_RESULTS"
-	ResultSubject = "fetch.results" // ".done" or ".failed" follows
+	ResultSubject = "fetch.results" // ".done.<key>" or ".failed.<key>" follows
 	HostBucket    = "FETCH_HOSTS"
 )
 
@@ -205,12 +207,18 @@ func (q *Queue) setup(ctx context.Context) error {
 	q.jobs, err = q.stream(ctx, jetstream.StreamConfig{
 		Name:        JobStream,
 		Description: "fetch jobs, one URL a message",
-		Subjects:    []string{JobSubject},
+		Subjects:    []string{JobSubject + ".*"},
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     jetstream.FileStorage,
-		Duplicates:  10 * time.Minute,
-		MaxMsgSize:  maxJobSize,
-		Replicas:    repl,
+		// A job is on the subject of its key, one at a time: a URL
+		// enqueued while its job is still pending (queued or in flight)
+		// is refused, and enqueued again once the job is done it is
+		// queued again (a recrawl).
+		MaxMsgsPerSubject:    1,
+		Discard:              jetstream.DiscardNew,
+		DiscardNewPerSubject: true,
+		MaxMsgSize:           maxJobSize,
+		Replicas:             repl,
 	})
 	if err != nil {
 		return err
@@ -233,7 +241,10 @@ func (q *Queue) setup(ctx context.Context) error {
 		Subjects:    []string{ResultSubject + ".>"},
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
-		Replicas:    repl,
+		// A result published again for a job delivered again after
+		// AckWait is stored once.
+		Duplicates: 30 * time.Minute,
+		Replicas:   repl,
 	})
 	if err != nil {
 		return err
@@ -382,8 +393,9 @@ func (q *Queue) back() {
 }
 
 // Enqueue publishes every job of jobs and returns how many the server
-// stored. A job's message id is Key(job.URL), so a URL enqueued again within
-// the duplicate window (10 minutes) is not queued twice; dup counts those.
+// queued. A job's subject is its Key: a URL whose job is still pending
+// (queued, in flight, or handed back) is not queued twice, and dup counts
+// those; a URL whose job is done is queued again, for a recrawl.
 func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, err error) {
 	const window = 256 // publishes in flight at once
 	var pending []jetstream.PubAckFuture
@@ -391,14 +403,14 @@ func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, er
 		for len(pending) > 0 && (all || len(pending) >= window) {
 			f := pending[0]
 			select {
-			case ack := <-f.Ok():
-				if ack.Duplicate {
-					dup++
-				} else {
-					n++
-				}
+			case <-f.Ok():
+				n++
 			case err := <-f.Err():
-				return fmt.Errorf("queue: publishing %s: %w", f.Msg().Header.Get(jetstream.MsgIDHeader), err)
+				if isPending(err) {
+					dup++
+					break
+				}
+				return fmt.Errorf("queue: publishing %s: %w", f.Msg().Subject, err)
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -411,7 +423,7 @@ func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, er
 		if err != nil {
 			return n, dup, err
 		}
-		f, err := q.js.PublishAsync(JobSubject, data, jetstream.WithMsgID(Key(j.URL)))
+		f, err := q.js.PublishAsync(JobSubject+"."+Key(j.URL), data)
 		if err != nil {
 			return n, dup, fmt.Errorf("queue: publishing: %w", err)
 		}
@@ -444,14 +456,55 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	}
 	s.Queued = ci.NumPending
 	s.InFlight = ci.NumAckPending
-	si, err := q.results.Info(ctx, jetstream.WithSubjectFilter(ResultSubject+".>"))
-	if err != nil {
-		return s, fmt.Errorf("queue: %w", err)
+	if s.Done, err = q.count(ctx, ResultSubject+".done.>"); err != nil {
+		return s, err
 	}
-	s.Done = si.State.Subjects[ResultSubject+".done"]
-	s.Failed = si.State.Subjects[ResultSubject+".failed"]
+	if s.Failed, err = q.count(ctx, ResultSubject+".failed.>"); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 
 // errNoSlot says a job's host has every lease taken.
 var errNoSlot = errors.New("every connection slot to the host is taken")
+
+// isPending reports whether a publish of a job was refused because the
+// job of the same URL is still in the stream.
+func isPending(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "maximum messages per subject exceeded")
+}
+
+// count returns the number of results on the subjects of filter: what
+// an ordered consumer of them has pending before it takes any.
+func (q *Queue) count(ctx context.Context, filter string) (uint64, error) {
+	c, err := q.js.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}})
+	if err != nil {
+		return 0, fmt.Errorf("queue: counting results: %w", err)
+	}
+	ci, err := c.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("queue: counting results: %w", err)
+	}
+	return ci.NumPending, nil
+}
+
+// publishResult publishes rec on the results stream, on the subject of
+// its outcome and key; its message id (the key and the job's sequence)
+// stores it once when a redelivered job publishes it again.
+func (q *Queue) publishResult(ctx context.Context, key string, rec Record) error {
+	outcome := "done"
+	if rec.Status != 0 {
+		outcome = "failed"
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	_, err = q.js.Publish(ctx, ResultSubject+"."+outcome+"."+key, data, jetstream.WithMsgID(fmt.Sprintf("%s.%d", key, rec.Seq)))
+	return err
+}
+
+// isTimeout reports whether err is a request's timeout.
+func isTimeout(err error) bool {
+	return errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
+}

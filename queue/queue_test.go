@@ -206,19 +206,30 @@ func TestPerHostAcrossWorkers(t *testing.T) {
 	}
 }
 
-// Two stores on one directory stand for two processes: a job stored by one
-// is recognised by the other.
-func TestStoreRecognisesWhatAnotherStored(t *testing.T) {
-	s := newSite(t, 0)
+// A URL enqueued again while its job is pending is folded into it; enqueued
+// again after it was done, it is fetched again (a recrawl), conditionally
+// on the modification time of its record, by a worker of another Store on
+// the same directory (another process): an unchanged resource is recorded
+// "not modified" and its body kept.
+func TestRecrawl(t *testing.T) {
+	mod := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var requests, conditional atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if r.Header.Get("If-Modified-Since") != "" {
+			conditional.Add(1)
+		}
+		http.ServeContent(w, r, "page.txt", mod, strings.NewReader("the page\n"))
+	}))
+	defer site.Close()
 	dir := t.TempDir()
 	q := open(t, t.TempDir())
-	u := s.URL + "/once"
-	for range 2 {
-		// The same job enqueued after its first run: the stream takes it
-		// again (a new message id window is not what stops it here, the
-		// store is), and the second worker must not store it twice.
-		if _, _, err := q.Enqueue(context.Background(), jobs([]string{u})); err != nil {
-			t.Fatal(err)
+	u := site.URL + "/page"
+	ctx := context.Background()
+	for i := range 2 {
+		n, dup, err := q.Enqueue(ctx, jobs([]string{u, u}))
+		if err != nil || n != 1 || dup != 1 {
+			t.Fatalf("Enqueue #%d = %d, %d, %v; want 1 queued, 1 folded into the pending job", i, n, dup, err)
 		}
 		st, err := queue.OpenStore(dir)
 		if err != nil {
@@ -227,11 +238,21 @@ func TestStoreRecognisesWhatAnotherStored(t *testing.T) {
 		drain(t, q, st, 1, 1)
 	}
 	recs := readResults(t, dir)
-	if len(recs) != 1 {
-		t.Fatalf("%d results for one URL, want 1: %+v", len(recs), recs)
+	if len(recs) != 2 || requests.Load() != 2 || conditional.Load() != 1 {
+		t.Fatalf("%d records, %d requests (%d conditional); want 2, 2, 1: %+v", len(recs), requests.Load(), conditional.Load(), recs)
 	}
-	if got := s.requests.Load(); got > 2 {
-		t.Errorf("%d requests", got)
+	if r := recs[0]; r.Status != 0 || r.ModTime == nil || !r.ModTime.Equal(mod) || r.Seq == 0 {
+		t.Errorf("first crawl: %+v", r)
+	}
+	if r := recs[1]; r.Status != 0 || r.Kind != "not modified" || r.Seq == recs[0].Seq {
+		t.Errorf("recrawl: %+v, want not modified", r)
+	}
+	if body, err := os.ReadFile(filepath.Join(dir, queue.Key(u))); err != nil || string(body) != "the page\n" {
+		t.Errorf("body after the recrawl: %q, %v", body, err)
+	}
+	stats, err := q.Stats(ctx)
+	if want := (queue.Stats{Done: 2}); err != nil || stats != want {
+		t.Errorf("Stats = %+v, %v; want %+v", stats, err, want)
 	}
 }
 

@@ -230,8 +230,8 @@ func (r *run) logf(format string, args ...any) {
 // acknowledged. (The stream's count of messages is not that: after a
 // leader fails over, it can keep acknowledged jobs for a while.)
 func (r *run) empty(ctx context.Context) bool {
-	s, err := r.w.Queue.Stats(ctx)
-	return err == nil && s.Queued == 0 && s.InFlight == 0
+	ci, err := r.w.Queue.consumer().Info(ctx)
+	return err == nil && ci.NumPending == 0 && ci.NumAckPending == 0
 }
 
 // handle processes one delivery of a job. Only a failure of the store is
@@ -254,13 +254,24 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		return nil
 	}
 	key := Key(job.URL)
-	if stored, err := r.w.Store.has(key); err != nil {
+	rec := Record{URL: job.URL, Worker: r.id, Attempts: delivery, Seq: meta.Sequence.Stream}
+	prev, known, err := r.w.Store.last(key)
+	if err != nil {
 		msg.Nak()
 		return err
-	} else if stored {
+	}
+	if known && prev.seq == rec.Seq {
 		// Delivered again after it was stored (its worker died before
-		// the acknowledgement arrived): nothing to fetch.
-		return r.finish(ctx, msg, key, job, delivery, nil, nil)
+		// the acknowledgement arrived): nothing to fetch, the record is
+		// published again (once in the stream, by its message id).
+		rec.Status, rec.Kind, rec.ModTime = prev.status, prev.kind, prev.modTime
+		return r.finish(ctx, msg, key, rec, nil, nil)
+	}
+	var since time.Time
+	if known && prev.modTime != nil && prev.status == 0 {
+		// A URL fetched before, enqueued again: a recrawl, conditional
+		// on the modification time its record holds.
+		since = *prev.modTime
 	}
 
 	u, perr := parser.Parse(job.URL)
@@ -271,10 +282,10 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		if errors.As(perr, &ue) {
 			shown = ue.Input
 		}
-		return r.finish(ctx, msg, key, job, delivery, nil, &fetch.Error{Op: "fetch", URL: shown, Kind: fetch.Malformed, Err: perr})
+		return r.finish(ctx, msg, key, rec, nil, &fetch.Error{Op: "fetch", URL: shown, Kind: fetch.Malformed, Err: perr})
 	}
 	if len(u.Host) > maxHost {
-		return r.finish(ctx, msg, key, job, delivery, nil, fetch.Errorf(fetch.Malformed, "a host of %d bytes (at most %d)", len(u.Host), maxHost))
+		return r.finish(ctx, msg, key, rec, nil, fetch.Errorf(fetch.Malformed, "a host of %d bytes (at most %d)", len(u.Host), maxHost))
 	}
 	// The job is ours while we work on it: keep telling JetStream so, so
 	// that AckWait bounds only the time to notice a dead worker.
@@ -311,7 +322,7 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		fctx, cancel = context.WithTimeout(busy, maxTime)
 		defer cancel()
 	}
-	sp, ferr := r.fetch(fctx, u, job)
+	sp, ferr := r.fetch(fctx, u, job, since, &rec)
 	if ferr != nil && ctx.Err() != nil {
 		// Stopping: hand the job back at once for another worker.
 		msg.Nak()
@@ -323,7 +334,14 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 			return nil
 		}
 	}
-	return r.finish(ctx, msg, key, job, delivery, sp, ferr)
+	if fetch.KindOf(ferr) == fetch.NotModified && ferr != nil {
+		// Unchanged since the last crawl: the body stored then stays.
+		rec.ModTime = prev.modTime
+		rec.Kind = kindName(ferr)
+		rec.Body = key
+		return r.finish(ctx, msg, key, rec, nil, nil)
+	}
+	return r.finish(ctx, msg, key, rec, sp, ferr)
 }
 
 // address is the host:port a fetch of u connects to, for its lease: the
@@ -365,8 +383,8 @@ func (r *run) slot(ctx context.Context, hostport string, last bool) (*lease, err
 }
 
 // fetch fetches u into a body spooled in the store.
-func (r *run) fetch(ctx context.Context, u *url.URL, job Job) (*spool, error) {
-	req := &fetch.Request{URL: u, ConnectTimeout: job.ConnectTimeout}
+func (r *run) fetch(ctx context.Context, u *url.URL, job Job, since time.Time, rec *Record) (*spool, error) {
+	req := &fetch.Request{URL: u, ConnectTimeout: job.ConnectTimeout, IfModifiedSince: since}
 	do := r.w.Do
 	if do == nil {
 		do = r.w.Client.Do
@@ -376,6 +394,11 @@ func (r *run) fetch(ctx context.Context, u *url.URL, job Job) (*spool, error) {
 		return nil, err
 	}
 	defer res.Body.Close()
+	rec.MediaType = res.MediaType
+	if !res.ModTime.IsZero() {
+		t := res.ModTime.UTC()
+		rec.ModTime = &t
+	}
 	limit := r.w.MaxSize
 	if limit > 0 && res.Size > limit {
 		return nil, fetch.Errorf(fetch.Refused, "%s: %d bytes exceed the %d allowed", u.Redacted(), res.Size, limit)
@@ -407,15 +430,18 @@ func (r *run) fetch(ctx context.Context, u *url.URL, job Job) (*spool, error) {
 
 // finish stores the job's outcome once, publishes it, and acknowledges the
 // job (terminates it, for a failure: it is not to be delivered again).
-func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job, delivery int, sp *spool, ferr error) error {
-	rec := Record{URL: job.URL, Worker: r.id, Attempts: delivery, Status: r.status(ferr)}
+func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, rec Record, sp *spool, ferr error) error {
 	if ferr != nil {
+		rec.Status = r.status(ferr)
 		rec.Kind = kindName(ferr)
 		rec.Error = ferr.Error()
-	} else {
+	} else if rec.Kind == "" {
 		rec.Kind = "file"
 	}
-	stored, err := r.w.Store.commit(key, rec, sp)
+	if sp != nil {
+		rec.Body = key
+	}
+	stored, err := r.w.Store.commit(key, &rec, sp)
 	if err != nil {
 		if sp != nil {
 			sp.discard()
@@ -426,14 +452,8 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job
 	// From here on the result is stored: a failure of the queue leaves
 	// the job to be delivered again, recognised as stored, and its result
 	// published then.
-	subject := ResultSubject + ".done"
-	if ferr != nil {
-		subject = ResultSubject + ".failed"
-	}
-	// The result's message id is the job's key: published again after a
-	// redelivery, it is stored in the stream once.
-	if _, err := r.w.Queue.js.Publish(ctx, subject, nil, jetstream.WithMsgID(key)); err != nil {
-		r.logf("publishing the result of %s: %v; the job goes back to the queue", redacted(job.URL), err)
+	if err := r.w.Queue.publishResult(ctx, key, rec); err != nil {
+		r.logf("publishing the result of %s: %v; the job goes back to the queue", redacted(rec.URL), err)
 		msg.NakWithDelay(time.Second)
 		return nil
 	}
@@ -444,7 +464,7 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job
 	}
 	if err != nil {
 		// Delivered again after AckWait, it is recognised as stored.
-		r.logf("acknowledging %s: %v", redacted(job.URL), err)
+		r.logf("acknowledging %s: %v", redacted(rec.URL), err)
 	}
 	if stored && r.w.OnResult != nil {
 		r.w.OnResult(rec)

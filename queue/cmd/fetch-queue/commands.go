@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,17 +64,20 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	var qf queueFlags
 	var input string
 	var connectTO, maxTime float64
-	fs := newFlagSet("enqueue", "[--nats URL] [--state DIR] [-K FILE | URL...]", stderr)
+	var retryFailed, asJSON bool
+	fs := newFlagSet("enqueue", "[--nats URL] [--state DIR] [--retry-failed] [-K FILE | URL...]", stderr)
 	qf.register(fs)
 	fs.StringVar(&input, "K", "", "read URLs one a line from FILE (- for stdin)")
 	fs.StringVar(&input, "input-file", "", "the same as -K")
 	fs.Float64Var(&connectTO, "connect-timeout", 0, "seconds each dial of the job may take")
 	fs.Float64Var(&maxTime, "max-time", 0, "seconds the whole job may take")
+	fs.BoolVar(&retryFailed, "retry-failed", false, "also enqueue again every URL whose last outcome is a failure")
+	fs.BoolVar(&asJSON, "json", false, "report as one JSON object")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	if input == "" && fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "fetch enqueue: give URLs, or -K FILE")
+	if input == "" && fs.NArg() == 0 && !retryFailed {
+		fmt.Fprintln(stderr, "fetch enqueue: give URLs, -K FILE, or --retry-failed")
 		return 2
 	}
 	opts := queue.Job{ConnectTimeout: secondsOf(connectTO), MaxTime: secondsOf(maxTime)}
@@ -87,6 +91,13 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	defer src.Close()
+	q, err := queue.Open(ctx, qf.options())
+	if err != nil {
+		fmt.Fprintf(stderr, "fetch enqueue: %v\n", err)
+		return 5
+	}
+	defer q.Close()
+	var failedErr error
 	jobs := func(yield func(queue.Job) bool) {
 		for u := range src.all() {
 			j := opts
@@ -95,18 +106,38 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 				return
 			}
 		}
+		if !retryFailed {
+			return
+		}
+		stop := errors.New("stop")
+		err := q.Export(ctx, queue.ExportOptions{Failed: true}, func(r queue.Record) error {
+			j := opts
+			j.URL = r.URL
+			if !yield(j) {
+				return stop
+			}
+			return nil
+		})
+		if err != nil && err != stop {
+			failedErr = err
+		}
 	}
-	q, err := queue.Open(ctx, qf.options())
-	if err != nil {
-		fmt.Fprintf(stderr, "fetch enqueue: %v\n", err)
-		return 5
-	}
-	defer q.Close()
 	n, dup, err := q.Enqueue(ctx, jobs)
 	if err == nil {
 		err = src.err
 	}
-	fmt.Fprintf(stdout, "enqueued %d jobs (%d already queued)\n", n, dup)
+	if err == nil {
+		err = failedErr
+	}
+	if asJSON {
+		b, _ := json.Marshal(struct {
+			Enqueued int `json:"enqueued"`
+			Pending  int `json:"already_pending"`
+		}{n, dup})
+		fmt.Fprintf(stdout, "%s\n", b)
+	} else {
+		fmt.Fprintf(stdout, "enqueued %d jobs (%d already pending, not queued again)\n", n, dup)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch enqueue: %v\n", err)
 		return 1
@@ -229,12 +260,19 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // runResults is "fetch results [--nats URL]".
 func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var qf queueFlags
-	var asJSON bool
-	fs := newFlagSet("results", "[--nats URL] [--state DIR] [--json]", stderr)
+	var asJSON, export, failed, follow bool
+	fs := newFlagSet("results", "[--nats URL] [--state DIR] [--json] [--export [--failed] [--follow]]", stderr)
 	qf.register(fs)
-	fs.BoolVar(&asJSON, "json", false, "one JSON object")
+	fs.BoolVar(&asJSON, "json", false, "one JSON object (with --export, one a record and line)")
+	fs.BoolVar(&export, "export", false, "stream every record of the results stream, from any machine")
+	fs.BoolVar(&failed, "failed", false, "with --export: only the URLs whose last outcome is a failure")
+	fs.BoolVar(&follow, "follow", false, "with --export: keep streaming new records until interrupted")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
+	}
+	if (failed || follow) && !export {
+		fmt.Fprintln(stderr, "fetch results: --failed and --follow go with --export")
+		return 2
 	}
 	q, err := queue.Open(ctx, qf.options())
 	if err != nil {
@@ -242,6 +280,32 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 5
 	}
 	defer q.Close()
+	if export {
+		w := bufio.NewWriter(stdout)
+		err := q.Export(ctx, queue.ExportOptions{Failed: failed, Follow: follow}, func(r queue.Record) error {
+			if u, err := (&url.Parser{Lenient: true}).Parse(r.URL); err == nil {
+				r.URL = u.Redacted()
+			}
+			if asJSON {
+				b, _ := json.Marshal(r)
+				w.Write(append(b, '\n'))
+			} else {
+				fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", r.Status, r.Kind, r.Size, r.URL)
+			}
+			if follow {
+				return w.Flush()
+			}
+			return nil
+		})
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "fetch results: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	s, err := q.Stats(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch results: %v\n", err)

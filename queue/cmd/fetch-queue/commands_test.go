@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -102,5 +103,45 @@ func TestWorkerPolicy(t *testing.T) {
 	runQueue(t, "worker", "--state", state, "--store", store, "--drain", "-s", "--allow-schemes", "file,http")
 	if c, ok := stored(t, store)[fileURL]; !ok || c != 0 {
 		t.Errorf("with --allow-schemes file: status %d, recorded %v; want it stored", c, ok)
+	}
+}
+
+// The records are exported from the results stream; a failed URL is
+// enqueued again by --retry-failed and fetched again, and once it
+// succeeds it is no longer among the failed; enqueue reports what it did.
+func TestRetryFailedAndExport(t *testing.T) {
+	var flaky atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/flaky" && flaky.Add(1) == 1 {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	defer site.Close()
+	state, store := t.TempDir(), t.TempDir()
+	q := []string{"--state", state}
+	out := runQueue(t, append([]string{"enqueue", "--json"}, append(q, site.URL+"/flaky", site.URL+"/ok", site.URL+"/ok")...)...)
+	if strings.TrimSpace(out) != `{"enqueued":2,"already_pending":1}` {
+		t.Errorf("enqueue reported %s", out)
+	}
+	runQueue(t, append([]string{"worker", "--store", store, "--drain", "-s"}, q...)...)
+	if out := runQueue(t, append([]string{"results", "--export", "--failed", "--json"}, q...)...); strings.Count(out, "\n") != 1 || !strings.Contains(out, `/flaky","status":7`) {
+		t.Errorf("the failed after the first run: %q", out)
+	}
+	out = runQueue(t, append([]string{"enqueue", "--retry-failed"}, q...)...)
+	if !strings.HasPrefix(out, "enqueued 1 jobs (0 already pending") {
+		t.Errorf("enqueue --retry-failed reported %q", out)
+	}
+	runQueue(t, append([]string{"worker", "--store", store, "--drain", "-s"}, q...)...)
+	if out := runQueue(t, append([]string{"results", "--export", "--failed"}, q...)...); out != "" {
+		t.Errorf("still failed after the retry: %q", out)
+	}
+	all := runQueue(t, append([]string{"results", "--export", "--json"}, q...)...)
+	if n := strings.Count(all, "\n"); n != 3 || flaky.Load() != 2 {
+		t.Errorf("%d records exported, %d fetches of /flaky; want 3 and 2:\n%s", n, flaky.Load(), all)
+	}
+	if got := stored(t, store)[site.URL+"/flaky"]; got != 0 {
+		t.Errorf("/flaky's last line in the store has status %d", got)
 	}
 }
