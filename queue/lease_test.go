@@ -18,3 +18,11 @@ func TestHostKeyBounded(t *testing.T) {
 		t.Error("a host's case makes another key")
 	}
 }
+
+func TestExclusiveCreate(t *testing.T) {
+	for v, want := range map[string]bool{"2.9.10": false, "2.10.24": false, "2.11.0": true, "2.15.2": true, "v3.0.0": true, "": false} {
+		if got := exclusiveCreate(v); got != want {
+			t.Errorf("exclusiveCreate(%q) = %v", v, got)
+		}
+	}
+}

@@ -162,11 +162,27 @@ func (q *Queue) setupPatiently(ctx context.Context) error {
 	deadline := time.Now().Add(setupTime)
 	for {
 		err := q.setup(ctx)
-		if err == nil || ctx.Err() != nil || time.Now().After(deadline) ||
-			!(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)) {
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) || !settling(err) {
 			return err
 		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
+}
+
+// settling reports whether err is one a server gives while it starts or
+// a cluster forms: a timeout, "JetStream system temporarily unavailable"
+// (10008), or "no suitable peers for placement" (10005) before every
+// server of the cluster has joined its JetStream group.
+func settling(err error) bool {
+	var api *jetstream.APIError
+	if errors.As(err, &api) && (api.ErrorCode == 10005 || api.ErrorCode == 10008) {
+		return true
+	}
+	return isTimeout(err)
 }
 
 // connectEmbedded connects to the embedded server of dir, run by this
@@ -257,6 +273,15 @@ func (q *Queue) setup(ctx context.Context) error {
 		Storage:     jetstream.FileStorage,
 		Replicas:    repl,
 	}
+	if !exclusiveCreate(q.nc.ConnectedServerVersion()) {
+		// A lease is a key created only if absent; before 2.11 a
+		// replicated stream could accept two such creates at once
+		// (nats-server issues 4320 and 5644), which would put two
+		// workers in one slot. Leases are soft state (a TTL frees
+		// them), so one replica costs only a pause while its server
+		// is down.
+		kvCfg.Replicas = 1
+	}
 	if kv, err := js.KeyValue(ctx, HostBucket); err == nil {
 		if st, err := kv.Status(ctx); err == nil {
 			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
@@ -269,6 +294,17 @@ func (q *Queue) setup(ctx context.Context) error {
 		return fmt.Errorf("queue: bucket %s: %w", HostBucket, err)
 	}
 	return nil
+}
+
+// exclusiveCreate reports whether a server of version v ("2.9.10")
+// accepts one of two concurrent creates of a key on a replicated stream:
+// from 2.11 on.
+func exclusiveCreate(v string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(v, "v"), "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 2 || major == 2 && minor >= 11
 }
 
 // replicas is the number of replicas the queue's objects are made with:
