@@ -24,6 +24,7 @@ const (
 	ResultStream  = "FETCH_RESULTS"
 	ResultSubject = "fetch.results" // ".done.<key>" or ".failed.<key>" follows
 	HostBucket    = "FETCH_HOSTS"
+	StatsBucket   = "FETCH_STATS"
 )
 
 // Options says where the queue is and how its consumer behaves. The zero
@@ -105,6 +106,7 @@ type Queue struct {
 	js      jetstream.JetStream
 	jobs    jetstream.Stream
 	hosts   jetstream.KeyValue
+	stats   jetstream.KeyValue
 	results jetstream.Stream
 	emb     *embedded // the server this process runs, or the one it connects to
 
@@ -292,6 +294,24 @@ func (q *Queue) setup(ctx context.Context) error {
 	q.hosts, err = js.CreateOrUpdateKeyValue(ctx, kvCfg)
 	if err != nil {
 		return fmt.Errorf("queue: bucket %s: %w", HostBucket, err)
+	}
+	statsCfg := jetstream.KeyValueConfig{
+		Bucket:      StatsBucket,
+		Description: "each fetch worker's counts, published every few seconds",
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    repl,
+	}
+	if kv, err := js.KeyValue(ctx, StatsBucket); err == nil {
+		if st, err := kv.Status(ctx); err == nil {
+			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
+				statsCfg.Replicas = max(statsCfg.Replicas, bs.StreamInfo().Config.Replicas)
+			}
+		}
+	}
+	q.stats, err = js.CreateOrUpdateKeyValue(ctx, statsCfg)
+	if err != nil {
+		return fmt.Errorf("queue: bucket %s: %w", StatsBucket, err)
 	}
 	return nil
 }

@@ -56,6 +56,8 @@ type Worker struct {
 	Drain bool
 	// OnResult, if set, is called with each record stored.
 	OnResult func(Record)
+	// Metrics, if set, counts what the worker does.
+	Metrics *Metrics
 	// Logf, if set, is told of each failure of the queue that the worker
 	// goes on after (a server or leader lost, a result not published):
 	// the worker never stops for one, it tries again.
@@ -100,6 +102,16 @@ func (w *Worker) Run(ctx context.Context) error {
 				idle <- struct{}{}
 			}
 		})
+	}
+	if w.Metrics != nil {
+		stop := make(chan struct{})
+		defer func() {
+			close(stop)
+			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			w.Queue.publishMetrics(pctx, id, w.Metrics.Snapshot())
+		}()
+		go r.publishMetrics(ctx, stop)
 	}
 	err := r.take(ctx, idle, msgs)
 	close(msgs)
@@ -218,8 +230,28 @@ func (b *backoff) next() time.Duration {
 	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
 }
 
+// publishMetrics publishes the worker's counts every 5 seconds until stop
+// is closed.
+func (r *run) publishMetrics(ctx context.Context, stop <-chan struct{}) {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := r.w.Queue.publishMetrics(ctx, r.id, r.w.Metrics.Snapshot()); err != nil && ctx.Err() == nil {
+				r.logf("publishing the worker's counts: %v", err)
+			}
+		}
+	}
+}
+
 // logf reports a failure of the queue that the run goes on after.
 func (r *run) logf(format string, args ...any) {
+	r.w.Metrics.add(func(s *MetricsSnapshot) { s.QueueErrors++ })
 	if r.w.Logf != nil {
 		r.w.Logf(format, args...)
 	}
@@ -298,6 +330,7 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		held, err = r.slot(busy, addr, last)
 		switch {
 		case errors.Is(err, errNoSlot):
+			r.w.Metrics.add(func(s *MetricsSnapshot) { s.HandedBack++ })
 			msg.NakWithDelay(time.Duration(500+rand.IntN(1500)) * time.Millisecond)
 			return nil
 		case err != nil && ctx.Err() != nil:
@@ -330,6 +363,7 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 	}
 	if ferr != nil && !last {
 		if delay, ok := r.retry().Wait(nil, delivery, ferr); ok {
+			r.w.Metrics.add(func(s *MetricsSnapshot) { s.Retried++ })
 			msg.NakWithDelay(delay)
 			return nil
 		}
@@ -364,10 +398,14 @@ func (r *run) address(u *url.URL) string {
 // never costs a job.
 func (r *run) slot(ctx context.Context, hostport string, last bool) (*lease, error) {
 	wait := 20 * time.Millisecond
-	deadline := time.Now().Add(time.Second)
-	for {
+	start := time.Now()
+	deadline := start.Add(time.Second)
+	for waited := false; ; waited = true {
 		l, err := r.leases.acquire(ctx, hostport)
 		if !errors.Is(err, errNoSlot) {
+			if waited {
+				r.w.Metrics.leaseWait(time.Since(start))
+			}
 			return l, err
 		}
 		if !last && time.Now().After(deadline) {
@@ -465,6 +503,9 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, rec Rec
 	if err != nil {
 		// Delivered again after AckWait, it is recognised as stored.
 		r.logf("acknowledging %s: %v", redacted(rec.URL), err)
+	}
+	if stored {
+		r.w.Metrics.record(rec)
 	}
 	if stored && r.w.OnResult != nil {
 		r.w.OnResult(rec)

@@ -8,6 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -155,7 +158,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var parallel, perHost, maxDeliver int
 	var ackWait, leaseTTL, connectTO, maxTime float64
 	var drain, silent, portOK, noPrivate bool
-	var allowSchemes string
+	var allowSchemes, metricsAddr string
 	var maxSize int64
 	fs := newFlagSet("worker", "[--nats URL] [--state DIR] --store DIR [--parallel N] [--per-host N]", stderr)
 	qf.register(fs)
@@ -174,6 +177,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.BoolVar(&portOK, "allow-port-override", false, "permit another protocol's well-known port")
 	fs.BoolVar(&noPrivate, "no-private", false, "refuse to connect to loopback, private, link-local and multicast addresses")
 	fs.StringVar(&allowSchemes, "allow-schemes", "", "fetch only jobs of these comma-separated schemes (default every scheme but file: a job's file: URL is refused unless named here)")
+	fs.StringVar(&metricsAddr, "metrics", "", "serve the worker's counts at http://ADDR/metrics in Prometheus's text format")
 	fs.Int64Var(&maxSize, "max-filesize", 0, "refuse a resource larger than N bytes (default no bound)")
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
@@ -216,8 +220,23 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	var done, failed int
+	metrics := &queue.Metrics{}
+	name := id
+	if name == "" {
+		h, _ := os.Hostname()
+		name = fmt.Sprintf("%s:%d", h, os.Getpid())
+	}
+	if metricsAddr != "" {
+		stop, err := serveMetrics(metricsAddr, metrics, name)
+		if err != nil {
+			fmt.Fprintf(stderr, "fetch worker: --metrics: %v\n", err)
+			return 1
+		}
+		defer stop()
+	}
 	w := &queue.Worker{
-		Queue: q, Client: client, Store: st, ID: id,
+		Metrics: metrics,
+		Queue:   q, Client: client, Store: st, ID: name,
 		Parallel: parallel, PerHost: perHost, MaxTime: secondsOf(maxTime), MaxSize: maxSize, Drain: drain,
 		Status: exitCode,
 		Do: func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
@@ -311,12 +330,25 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "fetch results: %v\n", err)
 		return 1
 	}
+	workers, err := q.WorkerMetrics(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "fetch results: %v\n", err)
+		return 1
+	}
 	if asJSON {
-		b, _ := json.Marshal(s)
+		b, _ := json.Marshal(struct {
+			queue.Stats
+			Workers []queue.WorkerMetrics `json:"workers"`
+		}{s, workers})
 		fmt.Fprintf(stdout, "%s\n", b)
 		return 0
 	}
 	fmt.Fprintf(stdout, "queued: %d\nin flight: %d\ndone: %d\nfailed: %d\n", s.Queued, s.InFlight, s.Done, s.Failed)
+	for _, w := range workers {
+		c := w.Counts
+		fmt.Fprintf(stdout, "worker %s (at %s): %d done, %d failed, %d bytes, %d handed back, %d lease waits\n",
+			w.Worker, w.At.Format(time.RFC3339), c.Done, c.Failed, c.Bytes, c.HandedBack, c.LeaseWaits)
+	}
 	return 0
 }
 
@@ -343,3 +375,24 @@ func workerSchemes(list string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// serveMetrics serves m at http://addr/metrics, on a mux of its own, until
+// the returned func is called.
+func serveMetrics(addr string, m *queue.Metrics, worker string) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	metricsListening(ln.Addr().String())
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		m.WritePrometheus(w, worker)
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return func() { srv.Close() }, nil
+}
+
+// metricsListening is told where --metrics listens (a test's hook).
+var metricsListening = func(addr string) {}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // runQueue runs one fetch-queue command in process and fails the test
@@ -143,5 +144,70 @@ func TestRetryFailedAndExport(t *testing.T) {
 	}
 	if got := stored(t, store)[site.URL+"/flaky"]; got != 0 {
 		t.Errorf("/flaky's last line in the store has status %d", got)
+	}
+}
+
+// A worker's counts are served on --metrics in Prometheus's text format
+// while it runs, and "results --json" shows what each worker published.
+func TestWorkerMetrics(t *testing.T) {
+	addrs := make(chan string, 1)
+	metricsListening = func(a string) { addrs <- a }
+	defer func() { metricsListening = func(string) {} }()
+	release := make(chan struct{})
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			<-release
+		}
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "hello")
+	}))
+	defer site.Close()
+	state, store := t.TempDir(), t.TempDir()
+	runQueue(t, "enqueue", "--state", state, site.URL+"/a", site.URL+"/missing", site.URL+"/slow")
+	done := make(chan string, 1)
+	go func() {
+		done <- runQueue(t, "worker", "--state", state, "--store", store, "--drain", "-s", "--id", "w-test", "--metrics", "127.0.0.1:0")
+	}()
+	addr := <-addrs
+	var text string
+	for range 200 {
+		res, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		b.ReadFrom(res.Body)
+		res.Body.Close()
+		text = b.String()
+		if strings.Contains(text, `fetch_queue_jobs_total{worker="w-test",outcome="failed"} 1`) &&
+			strings.Contains(text, `fetch_queue_jobs_total{worker="w-test",outcome="done"} 1`) {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	close(release)
+	<-done
+	for _, want := range []string{`outcome="done"} 1`, `fetch_queue_errors_total{worker="w-test",kind="not found"} 1`, `fetch_queue_bytes_total{worker="w-test"} 5`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in /metrics:\n%s", want, text)
+		}
+	}
+	out := runQueue(t, "results", "--state", state, "--json")
+	var r struct {
+		Done    int `json:"done"`
+		Workers []struct {
+			Worker string `json:"worker"`
+			Counts struct {
+				Done   int `json:"done"`
+				Failed int `json:"failed"`
+			} `json:"counts"`
+		} `json:"workers"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Done != 2 || len(r.Workers) != 1 ||
+		r.Workers[0].Worker != "w-test" || r.Workers[0].Counts.Done != 2 || r.Workers[0].Counts.Failed != 1 {
+		t.Errorf("results --json = %s (%v)", out, err)
 	}
 }
