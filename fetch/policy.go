@@ -11,7 +11,7 @@ import (
 // Policy is the safety policy: what a URL, its credentials and the
 // addresses it leads to may hold. The Client applies it twice: to each
 // request before its handler runs (Check), and to every address a handler
-// dials, at dial time (see Request.Dial). Its zero value is the strict
+// dials, at dial time (see Request.DialContext). Its zero value is the strict
 // default: no decoded CR, LF or NUL in a protocol line (RFC 1738 §6), no
 // well-known port of another protocol, and no hop from a public address to
 // a private one.
@@ -47,19 +47,6 @@ var badPorts = map[int]bool{
 	465: true, 512: true, 513: true, 514: true, 515: true, 526: true, 530: true, 531: true,
 	532: true, 540: true, 548: true, 554: true, 556: true, 563: true, 587: true, 601: true,
 	636: true, 989: true, 990: true, 993: true, 995: true,
-}
-
-// ownPorts are the well-known ports each scheme may use although they are
-// on the list: its own.
-var ownPorts = map[string][]int{
-	"ftp":    {21, 990},
-	"ftps":   {990, 21},
-	"telnet": {23},
-	"nntp":   {119, 563},
-	"nntps":  {563, 119},
-	"news":   {119, 563},
-	"snews":  {563, 119},
-	"mailto": {25, 465, 587},
 }
 
 // Check reports whether u may be fetched: its scheme is allowed (Schemes),
@@ -110,10 +97,7 @@ func (p Policy) checkPort(scheme string, port int) error {
 	if port == 0 || port >= 1024 || !badPorts[port] || p.AllowPortOverride {
 		return nil
 	}
-	if s, ok := url.LookupScheme(scheme); ok && s.DefaultPort == port {
-		return nil
-	}
-	if slices.Contains(ownPorts[scheme], port) {
+	if s, ok := url.LookupScheme(scheme); ok && s.OwnsPort(port) {
 		return nil
 	}
 	return Errorf(Refused, "port %d: %w", port, ErrPortOverride)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -90,7 +91,7 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 				off = pe.Offset
 			}
 			if asJSON {
-				b, _ := json.Marshal(map[string]any{"error": err.Error(), "offset": off})
+				b, _ := marshalJSON(map[string]any{"error": err.Error(), "offset": off})
 				fmt.Fprintf(stdout, "%s\n", b)
 			} else {
 				fmt.Fprintf(stderr, "fetch parse: %v\n", err)
@@ -209,7 +210,7 @@ func parseJSON(u *url.URL, extra ...field) []byte {
 		writeObject(&b, sf)
 		b.WriteByte('}')
 	}
-	return b.Bytes()
+	return fetch.SanitizeJSON(b.Bytes())
 }
 
 func writeObject(b *bytes.Buffer, fs []field) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -17,9 +18,14 @@ import (
 // fetch.Client to follow.
 type Handler struct {
 	// Retransmit is how long to wait for a reply before re-sending the
-	// request (or, part-way through a reply, the last ACK); the wait
-	// doubles after each re-send, and the Request's IdleTimeout without a
-	// packet ends the try. Zero means 4 seconds, the reference client's.
+	// request (or, part-way through a reply, the last ACK) until a round
+	// trip has been measured; from then on the wait follows the measured
+	// round trip as TCP's does (RFC 6298: SRTT + 4·RTTVAR, at least
+	// 200 ms or Retransmit if less). The wait doubles after each re-send,
+	// and the Request's IdleTimeout without a packet ends the try. When a
+	// window's packets are in but its last (the one asking for an ACK),
+	// the ACK is re-sent after an eighth of the wait. Zero means 4
+	// seconds, the reference client's.
 	Retransmit time.Duration
 	// User is the name sent in the AUTHENTICATE line when the request has
 	// no credentials. Empty means "anonymous". No password is ever sent:
@@ -105,7 +111,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 
 // dial opens the UDP socket to t's server and ties it to ctx.
 func (h *Handler) dial(ctx context.Context, req *fetch.Request, t target) (*session, error) {
-	c, err := req.Dial(ctx, "udp", t.server().HostPort())
+	c, err := wire.Dial(ctx, req, "udp", t.server().HostPort())
 	if err != nil {
 		return nil, err
 	}

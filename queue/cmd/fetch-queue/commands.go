@@ -133,7 +133,7 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		err = failedErr
 	}
 	if asJSON {
-		b, _ := json.Marshal(struct {
+		b, _ := marshalJSON(struct {
 			Enqueued int `json:"enqueued"`
 			Pending  int `json:"already_pending"`
 		}{n, dup})
@@ -257,7 +257,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				if u, err := client.Parser.Parse(r.URL); err == nil {
 					r.URL = u.Redacted()
 				}
-				line, _ := json.Marshal(r)
+				line, _ := marshalJSON(r)
 				fmt.Fprintf(stdout, "%s\n", line)
 			}
 		},
@@ -306,7 +306,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 				r.URL = u.Redacted()
 			}
 			if asJSON {
-				b, _ := json.Marshal(r)
+				b, _ := marshalJSON(r)
 				w.Write(append(b, '\n'))
 			} else {
 				fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", r.Status, r.Kind, r.Size, r.URL)
@@ -336,7 +336,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 1
 	}
 	if asJSON {
-		b, _ := json.Marshal(struct {
+		b, _ := marshalJSON(struct {
 			queue.Stats
 			Workers []queue.WorkerMetrics `json:"workers"`
 		}{s, workers})
@@ -396,3 +396,10 @@ func serveMetrics(addr string, m *queue.Metrics, worker string) (stop func(), er
 
 // metricsListening is told where --metrics listens (a test's hook).
 var metricsListening = func(addr string) {}
+
+// marshalJSON is json.Marshal for output meant for a terminal or a parser:
+// server text in it has its control characters escaped.
+func marshalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	return fetch.SanitizeJSON(b), err
+}
