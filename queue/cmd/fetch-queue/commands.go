@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -220,6 +221,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	var done, failed int
+	var outMu sync.Mutex
 	metrics := &queue.Metrics{}
 	name := id
 	if name == "" {
@@ -246,6 +248,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "fetch worker: "+format+"\n", args...)
 		},
 		OnResult: func(r queue.Record) {
+			// Called by the worker's fetches at once: one line at a time.
+			outMu.Lock()
+			defer outMu.Unlock()
 			if r.Status == 0 {
 				done++
 			} else {
