@@ -58,8 +58,9 @@ type Session struct {
 	nawsMu   sync.Mutex // guards the fields below
 	width    int        // the window size NAWS reports
 	height   int
-	nawsOn   bool // the client has sent WILL NAWS
+	nawsOn   bool // the client has sent WILL NAWS, and no DONT NAWS came since
 	nawsSkip bool // the library's own NAWS subnegotiation is under way
+	scan     commandScan // the server's commands, as read (only by the reader)
 
 	closeOnce sync.Once
 }
@@ -82,10 +83,19 @@ func newSession(ctx context.Context, conn net.Conn, idle time.Duration, trace *f
 
 // wire is the connection as the telnet library sees it: its writes (the
 // session's text and the library's option replies alike) wait at most the
-// idle timeout.
+// idle timeout, and its reads are watched for the server's DONT NAWS,
+// which the library ignores (see Session.watchNAWS).
 type wire struct {
 	net.Conn
 	s *Session
+}
+
+func (w wire) Read(p []byte) (int, error) {
+	n, err := w.Conn.Read(p)
+	if n > 0 {
+		w.s.watchNAWS(p[:n])
+	}
+	return n, err
 }
 
 func (w wire) Write(p []byte) (int, error) {
