@@ -58,8 +58,8 @@ type Session struct {
 	nawsMu   sync.Mutex // guards the fields below
 	width    int        // the window size NAWS reports
 	height   int
-	nawsOn   bool // the client has sent WILL NAWS, and no DONT NAWS came since
-	nawsSkip bool // the library's own NAWS subnegotiation is under way
+	nawsOn   bool        // the client has sent WILL NAWS, and no DONT NAWS came since
+	nawsSkip bool        // the library's own NAWS subnegotiation is under way
 	scan     commandScan // the server's commands, as read (only by the reader)
 
 	closeOnce sync.Once
