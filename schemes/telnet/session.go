@@ -55,12 +55,13 @@ type Session struct {
 	lastCR bool       // the last byte written was a CR turned into CR LF
 	wbuf   []byte
 
+	scan commandScan // the server's commands as read: only the reader uses it
+
 	nawsMu   sync.Mutex // guards the fields below
 	width    int        // the window size NAWS reports
 	height   int
-	nawsOn   bool        // the client has sent WILL NAWS, and no DONT NAWS came since
-	nawsSkip bool        // the library's own NAWS subnegotiation is under way
-	scan     commandScan // the server's commands, as read (only by the reader)
+	nawsOn   bool // the client has sent WILL NAWS, and no DONT NAWS came since
+	nawsSkip bool // the library's own NAWS subnegotiation is under way
 
 	closeOnce sync.Once
 }
