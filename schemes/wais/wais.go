@@ -182,7 +182,7 @@ func (h *Handler) search(s *session, base *url.URL, db, words string) ([]Hit, er
 			s.trace.Notef("no hits (the server offered its catalogue instead)")
 			continue
 		}
-		hit.URL = docURL(base, db, hit.Type(), hit.DocID)
+		hit.URL = lengthURL(base, db, hit.Type(), hit.DocID, hit.Length)
 		hits = append(hits, hit)
 	}
 	return hits, nil
