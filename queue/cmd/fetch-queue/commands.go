@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/fetch/queue"
+	"github.com/rfc1738/fetch/queue"
 	"github.com/rfc1738/fetch/schemes"
 	"github.com/rfc1738/fetch/url"
 )
