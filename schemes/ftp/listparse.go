@@ -14,7 +14,7 @@ import (
 type item struct {
 	name  string
 	dir   bool
-	link  bool // a symbolic link, to a directory or a file: see resolveLinks
+	link  bool  // a symbolic link, to a directory or a file: see resolveLinks
 	size  int64 // -1 when unknown
 	mtime time.Time
 	media string
