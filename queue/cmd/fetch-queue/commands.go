@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -182,7 +183,8 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				if u, err := client.Parser.Parse(r.URL); err == nil {
 					r.URL = u.Redacted()
 				}
-				line, _ := marshalJSON(r)
+				line, _ := json.Marshal(r)
+				line = fetch.EscapeJSONControls(line) // no raw control reaches the terminal
 				fmt.Fprintf(stdout, "%s\n", line)
 			}
 		},
@@ -223,7 +225,8 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 1
 	}
 	if asJSON {
-		b, _ := marshalJSON(s)
+		b, _ := json.Marshal(s)
+		b = fetch.EscapeJSONControls(b)
 		fmt.Fprintf(stdout, "%s\n", b)
 		return 0
 	}
