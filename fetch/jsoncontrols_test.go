@@ -2,7 +2,7 @@ package fetch
 
 import "testing"
 
-// TestEscapeJSONControls: DEL and the C1 controls become \\u escapes;
+// TestEscapeJSONControls: DEL and the C1 controls become \u escapes;
 // other text, non-ASCII included, is left as it is.
 func TestEscapeJSONControls(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
