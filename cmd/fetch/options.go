@@ -47,7 +47,8 @@ type config struct {
 	schemes    schemes.Config
 	warc       warcSink // --warc-file
 	batch      batchConfig
-	net        netConfig // options_net.go
+	net        netConfig  // options_net.go
+	auth       authConfig // options_auth.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -72,6 +73,7 @@ var (
 		generalOptions,
 		policyOptions,
 		netOptions,
+		authOptions,
 		warcOptions,
 		batchOptions,
 	)

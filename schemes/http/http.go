@@ -60,6 +60,18 @@ type Handler struct {
 	Pipeline int
 	// MaxHeaderBytes bounds the size of a reply's header. Zero means 1 MiB.
 	MaxHeaderBytes int64
+	// Digest sends credentials (the URL's, or the request's User) by HTTP
+	// Digest (RFC 7616: SHA-512-256, SHA-256 or MD5, qop auth) instead of
+	// Basic: a request goes without them until the host's protection
+	// space has sent a challenge, which is then answered, in a second
+	// request after the first 401 and at once in later requests (a stale
+	// nonce is answered anew). Default: Basic.
+	Digest bool
+	// BearerToken, when set, is sent as "Authorization: Bearer TOKEN"
+	// (RFC 6750) with each request that has no credentials and is not a
+	// hop: like fetch.Client.User, it is not lent to wherever a redirect
+	// leads. Default: none.
+	BearerToken string
 	// Proxy chooses the proxy for a request. Nil means
 	// net/http.ProxyFromEnvironment: HTTP_PROXY, HTTPS_PROXY and NO_PROXY
 	// (or their lower-case forms), never for localhost.
@@ -67,6 +79,7 @@ type Handler struct {
 
 	mu         sync.Mutex
 	transports map[*tls.Config]*http.Transport
+	digests    digestCache
 	plain      *h1
 }
 
@@ -110,12 +123,16 @@ func (h *Handler) userAgent() string {
 func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	creds := req.Credentials()
 	res, err := h.once(ctx, req, creds)
+	// In Digest mode a 401 brings the challenge to answer.
+	challenged := err != nil && creds != nil && h.Digest && h.digests.challenged(req.URL, err)
 	if err != nil && creds != nil && !creds.HasPassword && req.Prompt != nil && isStatus(err, http.StatusUnauthorized) {
 		// "-u user" without a password: ask for it once, as curl does.
 		pw, perr := req.Prompt("password for "+creds.Username+" at "+req.URL.HostPort(), true)
 		if perr == nil {
 			res, err = h.once(ctx, req, url.UserPassword(creds.Username, pw))
 		}
+	} else if challenged {
+		res, err = h.once(ctx, req, creds)
 	}
 	return res, err
 }

@@ -101,8 +101,13 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 	if req.Header.Get("User-Agent") == "" {
 		hs = append(hs, header{"User-Agent", h.userAgent()})
 	}
-	if creds != nil {
-		hs = append(hs, header{"Authorization", basicAuth(creds)})
+	method := http.MethodGet
+	if head {
+		method = http.MethodHead
+	}
+	auth := h.authorization(req, u, creds, method)
+	if auth != "" {
+		hs = append(hs, header{"Authorization", auth})
 	}
 	if offset > 0 {
 		hs = append(hs, header{"Range", "bytes=" + strconv.FormatInt(offset, 10) + "-"})
@@ -131,8 +136,8 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 		case "Host", "Range", "Content-Length", "Transfer-Encoding", "Connection":
 			continue // the handler's to set
 		case "Authorization":
-			if creds != nil {
-				continue // the URL's or the request's credentials win
+			if creds != nil || auth != "" {
+				continue // the URL's or the request's credentials (or the token) win
 			}
 		case "Cookie":
 			if jarCookies != "" {

@@ -71,13 +71,19 @@ func replyError(resp *http.Response) error {
 		Text:       strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
 		RetryAfter: retryAfter(field(resp.Header, "Retry-After"), time.Now()),
 	}
-	return &statusErr{proto: resp.Proto, re: re}
+	se := &statusErr{proto: resp.Proto, re: re}
+	if resp.StatusCode == http.StatusUnauthorized {
+		se.challenges = resp.Header.Values("Www-Authenticate")
+	}
+	return se
 }
 
 // statusErr is a reply whose status is an error.
 type statusErr struct {
 	proto string
 	re    *fetch.ReplyError
+	// challenges are a 401's WWW-Authenticate values.
+	challenges []string
 }
 
 func (e *statusErr) Error() string { return "server replied " + e.proto + " " + e.re.Error() }
