@@ -49,6 +49,7 @@ type config struct {
 	batch      batchConfig
 	net        netConfig  // options_net.go
 	auth       authConfig // options_auth.go
+	tls        tlsConfig  // options_tls.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -74,6 +75,7 @@ var (
 		policyOptions,
 		netOptions,
 		authOptions,
+		tlsOptions,
 		warcOptions,
 		batchOptions,
 	)

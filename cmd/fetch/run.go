@@ -152,6 +152,14 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 		}
 		cl.TLS = tc
 	}
+	if c.tls.set() {
+		if cl.TLS == nil {
+			cl.TLS = &tls.Config{}
+		}
+		if err := c.tls.apply(cl.TLS); err != nil {
+			return nil, err
+		}
+	}
 	if c.hasUser {
 		name, pass, hasPass := strings.Cut(c.user, ":")
 		cl.User = &url.Userinfo{Username: name, Password: pass, HasPassword: hasPass}

@@ -179,6 +179,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		Host:       nu.Host,
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
+	rctx, asked := withCertAsked(rctx)
 	wd := newWatchdog(cancel)
 	w := hopWaits{wd: wd, cancel: cancel}
 	line := func(proto string) string {
@@ -203,7 +204,11 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	resp, err := h.transport(req.TLS).RoundTrip(hreq)
 	wd.gotReply()
 	if err != nil {
-		err = roundTripError(rctx, err)
+		if ce := clientCertError(asked, err); ce != nil && rctx.Err() == nil {
+			err = ce
+		} else {
+			err = roundTripError(rctx, err)
+		}
 		w.end()
 		return nil, err
 	}

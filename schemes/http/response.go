@@ -345,7 +345,7 @@ func roundTripError(rctx context.Context, err error) error {
 		oe  *net.OpError
 	)
 	switch {
-	case errors.As(err, &ua), errors.As(err, &he), errors.As(err, &ci), errors.As(err, &cve):
+	case errors.As(err, &ua), errors.As(err, &he), errors.As(err, &ci), errors.As(err, &cve), errors.Is(err, fetch.ErrPinnedKey):
 		return fetch.Errorf(fetch.Connect, "TLS: %w", err)
 	case errors.As(err, &rhe):
 		return fetch.Errorf(fetch.Protocol, "TLS: the server did not answer in TLS: %v", err)

@@ -53,7 +53,10 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	}
 	if tc != nil {
 		t.TLSClientConfig = tc.Clone()
+	} else {
+		t.TLSClientConfig = &tls.Config{}
 	}
+	watchClientCert(t.TLSClientConfig)
 	h.transports[tc] = t
 	return t
 }
