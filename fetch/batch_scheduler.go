@@ -212,7 +212,10 @@ func (s *scheduler) add(j *job, p url.Parser) {
 				lim = hr
 			}
 		}
-		if lim != 0 && lim != rate.Inf {
+		switch {
+		case s.b.Limiter != nil:
+			h.lim = s.b.Limiter(hostKey(u))
+		case lim != 0 && lim != rate.Inf:
 			h.lim = rate.NewLimiter(lim, 1)
 		}
 		s.hosts[id] = h
@@ -347,6 +350,7 @@ func (s *scheduler) deliver(j *job) error {
 // work makes the attempts at one URL and delivers the outcome.
 func (s *scheduler) work(j *job) error {
 	r := j.r
+	start := time.Now()
 	for {
 		req, err := s.attempt(r)
 		if err == nil {
@@ -356,7 +360,7 @@ func (s *scheduler) work(j *job) error {
 			err = canceled(s.ctx, err)
 		}
 		var nr noRetry
-		wait, again := s.b.Retry.Wait(req, r.Attempt+1, err)
+		wait, again := s.b.Retry.WaitAfter(req, r.Attempt+1, err, time.Since(start))
 		if errors.As(err, &nr) || s.ctx.Err() != nil || !again {
 			j.err = err
 			r.Err = err
@@ -370,6 +374,13 @@ func (s *scheduler) work(j *job) error {
 		case <-t.C:
 		case <-s.ctx.Done():
 			t.Stop()
+		}
+		// A retry is a request like any other: it waits for its host's
+		// turn under the rate.
+		if l := j.host.lim; l != nil && s.ctx.Err() == nil {
+			l.Wait(s.ctx)
+		}
+		if s.ctx.Err() != nil {
 			j.err = canceled(s.ctx, err)
 			r.Err = j.err
 			return s.fn(s.ctx, r)

@@ -131,6 +131,7 @@ func (r *Request) dialHost(ctx context.Context, network, host, portText string) 
 	if err != nil {
 		return nil, dialError(ctx, err)
 	}
+	r.Timing.looked()
 	for _, a := range ips {
 		if err := r.allowed(host, a); err != nil {
 			return nil, err
@@ -141,6 +142,7 @@ func (r *Request) dialHost(ctx context.Context, network, host, portText string) 
 		return nil, dialError(ctx, err)
 	}
 	r.chain.dialed(a)
+	r.Timing.connected()
 	return &dialed{Conn: c, addr: a, host: host}, nil
 }
 

@@ -117,17 +117,27 @@ type Request struct {
 	Head bool
 	// Header holds request header fields for the schemes that send them
 	// (HTTP: Accept, Cookie, If-None-Match, ...). Nil sends only the
-	// handler's own.
+	// handler's own. A field whose values are all empty asks that no field
+	// of that name be sent, not even the handler's own (User-Agent, ...).
 	Header http.Header
 	// IfModifiedSince, when not zero, makes the fetch conditional: a
 	// resource not modified since then fails with Kind NotModified and
 	// moves no body. HTTP sends If-Modified-Since, FTP compares MDTM, file
 	// the file's modification time; other schemes ignore it.
 	IfModifiedSince time.Time
+	// ErrorBody, when set, receives the body of a reply that is an error
+	// (HTTP: a status of 400 or more), copied as it arrives before the
+	// error is returned; nil discards it. Schemes whose errors have no
+	// body ignore it.
+	ErrorBody io.Writer
 	// Message is the message to send, for schemes that send (mailto).
 	Message io.Reader
 	// Trace receives the protocol trace; nil traces nothing.
 	Trace *Trace
+	// Timing, when set, records when the request's names were looked up
+	// and its connections made, and counts its hops (see Timing); nil
+	// records nothing.
+	Timing *Timing
 	// ConnectTimeout bounds each dial. Zero means the Client's, else
 	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration
@@ -164,13 +174,14 @@ func (r *Request) Credentials() *url.Userinfo {
 }
 
 // follow returns the request for a hop from r to u: an HTTP redirect, a
-// Prospero referral. The hop keeps r's per-call settings (offset, head,
-// conditions, timeouts, TLS, jar, trace, prompt) and header fields, less
+// Prospero referral, counted in r's Timing. The hop keeps r's per-call settings (offset, head,
+// conditions, timeouts, TLS, jar, trace, timing, prompt) and header fields, less
 // those that carry credentials (Authorization, Cookie, ...) when the hop
 // leaves r's host; it has Hop set and no User, so that it carries no
 // credentials but those in u. It shares r's chain, so that when it dials,
 // a hop from a public address to a private one is refused.
 func (r *Request) follow(u *url.URL) *Request {
+	r.Timing.hop()
 	h := *r
 	h.URL = u
 	h.Hop = true

@@ -133,6 +133,10 @@ func TestStatus(t *testing.T) {
 			if !errors.As(err, &re) || re.Code != tt.code || re.Text != http.StatusText(tt.code) {
 				t.Errorf("status %d: ReplyError %+v, want code %d text %q", tt.code, re, tt.code, http.StatusText(tt.code))
 			}
+			// curl's --retry set: 408, 429, 500, 502, 503, 504.
+			if want := strings.Contains(" 408 429 500 502 503 504 ", fmt.Sprintf(" %d ", tt.code)); fetch.Transient(err) != want {
+				t.Errorf("status %d: Transient = %v, want %v", tt.code, !want, want)
+			}
 			continue
 		}
 		if err != nil {

@@ -92,13 +92,18 @@ type header struct{ name, value string }
 
 // headers returns the headers sent for a hop, in order: the handler's own,
 // then the request's Header fields (which replace the handler's User-Agent
-// and Accept-Encoding when they name them), sorted by name. The
+// and Accept-Encoding when they name them), sorted by name. A Header field
+// whose values are all empty removes the handler's field of that name and
+// is not sent (curl's -H "Name:"); an empty User-Agent is kept in the
+// list, so that neither transport adds one of its own, and never sent. The
 // Authorization value is real; callers mask it for display. A Header field
 // that could end or split the request is refused (RFC 9110 §5).
 func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, offset int64, head bool) ([]header, error) {
 	hs := make([]header, 1, 6+len(req.Header))
 	hs[0] = header{"Host", hostHeader(u)}
-	if req.Header.Get("User-Agent") == "" {
+	if removed(req.Header, "User-Agent") {
+		hs = append(hs, header{"User-Agent", ""})
+	} else if req.Header.Get("User-Agent") == "" {
 		hs = append(hs, header{"User-Agent", h.userAgent()})
 	}
 	method := http.MethodGet
@@ -112,7 +117,7 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 	if offset > 0 {
 		hs = append(hs, header{"Range", "bytes=" + strconv.FormatInt(offset, 10) + "-"})
 	}
-	if (h.Raw || (offset == 0 && !head)) && req.Header.Get("Accept-Encoding") == "" {
+	if (h.Raw || (offset == 0 && !head)) && req.Header.Get("Accept-Encoding") == "" && !removed(req.Header, "Accept-Encoding") {
 		// net/http adds this itself and decodes the body, except on a
 		// Range or HEAD request; with Raw it is set here so that net/http
 		// leaves the body encoded.
@@ -132,6 +137,9 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 	sort.Strings(names)
 	for _, k := range names {
 		ck := http.CanonicalHeaderKey(k)
+		if removed(req.Header, k) {
+			continue // a removal: sent as nothing
+		}
 		switch ck {
 		case "Host", "Range", "Content-Length", "Transfer-Encoding", "Connection":
 			continue // the handler's to set
@@ -161,6 +169,25 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 		}
 	}
 	return hs, nil
+}
+
+// removed reports whether h names the field k with no value but empty
+// ones: a request to send no such field, not even the handler's own.
+// Names are matched without regard to case.
+func removed(h http.Header, k string) bool {
+	found := false
+	for name, vs := range h {
+		if !strings.EqualFold(name, k) {
+			continue
+		}
+		for _, v := range vs {
+			if v != "" {
+				return false
+			}
+		}
+		found = true
+	}
+	return found
 }
 
 // checkValue refuses header values that hold a CR, LF or NUL.
@@ -248,6 +275,9 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 		return nil, err
 	}
 	for _, hd := range hs {
+		if hd.value == "" && hd.name == "User-Agent" {
+			continue // removed: never sent
+		}
 		lines = append(lines, hd.name+": "+mask(hd.name, hd.value))
 	}
 	if proxy != nil && u.Scheme == "http" && proxy.User != nil {
