@@ -1,8 +1,9 @@
 // Package http implements the http scheme of RFC 1738 §3.3 and its secure
 // variant https: GET (HEAD for metadata only) with a User-Agent naming
 // fetch, HTTPS with the system roots or the request's TLS configuration,
-// proxies from the environment (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), Range
-// for resuming, and gzip accepted and decoded. A redirect is reported, not
+// proxies (the Client's, or the environment's HTTP_PROXY, HTTPS_PROXY and
+// NO_PROXY), Range for resuming, and gzip, br and zstd accepted and
+// decoded (RFC 9110 §8.4, RFC 7932, RFC 8878). A redirect is reported, not
 // followed: the Resource has its Redirect set, and the fetch.Client follows
 // it.
 //
@@ -42,7 +43,7 @@ const DefaultUserAgent = "fetch/0.1.0"
 // Location, for the fetch.Client to follow.
 type Handler struct {
 	// Raw delivers the body as the server sent it, still content-encoded
-	// (gzip), instead of decoded. Default: decoded.
+	// (gzip, br, zstd), instead of decoded. Default: decoded.
 	Raw bool
 	// UserAgent is the User-Agent header. Empty means DefaultUserAgent.
 	UserAgent string
@@ -171,15 +172,12 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	if err != nil {
 		return nil, err
 	}
-	// Sent only when the body is to stay encoded (Raw, or the request's
-	// own field); otherwise the transport sends it and decodes.
-	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != "" || removed(req.Header, "Accept-Encoding")
 	rt, err := h.route(req, u)
 	if err != nil {
 		return nil, err
 	}
 	if rt.direct && !h.NetHTTP {
-		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
+		return h.direct(ctx, req, u, creds, method, offset, hs)
 	}
 	proxy := rt.proxy
 	uri := requestURI(u)
@@ -208,10 +206,6 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
-		case "Accept-Encoding":
-			if ownEncoding {
-				hreq.Header.Set(hd.name, hd.value)
-			}
 		default:
 			hreq.Header.Add(hd.name, hd.value)
 		}
@@ -232,23 +226,16 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 
 // direct makes the exchange over the h1 transport: plain HTTP/1.1, to no
 // proxy.
-func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, method string, offset int64, hs []header, ownEncoding bool) (*fetch.Resource, error) {
+func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, method string, offset int64, hs []header) (*fetch.Resource, error) {
 	r := &h1Request{
 		req:    req,
 		method: method,
 		path:   u.Path,
 		host:   hs[0].value,
-		gz:     method != http.MethodHead && offset == 0 && !ownEncoding,
 		idle:   idleTimeout(req),
 		tr:     req.Trace,
 	}
-	fields := hs[:0]
-	for _, hd := range hs {
-		if hd.name != "Accept-Encoding" || ownEncoding {
-			fields = append(fields, hd)
-		}
-	}
-	r.fields = fields
+	r.fields = hs
 	addr := r.host // the Host field is host:port when the URL has a port
 	if u.Port == 0 {
 		addr = u.HostPort()
@@ -302,12 +289,14 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 	} else {
 		if err := statusError(resp); err != nil {
 			if req.ErrorBody != nil && !req.Head && resp.StatusCode != http.StatusNotModified {
+				h.decode(req, resp)
 				keepErrorBody(w, req, resp.Body)
 			} else {
 				drain(w, req, resp.Body)
 			}
 			return fail(err)
 		}
+		h.decode(req, resp)
 		res, err = resource(u, resp, req, offset)
 	}
 	if errors.Is(err, errNoTotal) {
@@ -320,8 +309,8 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 		drain(w, req, resp.Body)
 		return fail(err)
 	}
-	if ce := field(resp.Header, "Content-Encoding"); ce != "" && !resp.Uncompressed {
-		res.Extra[fetch.ExtraContentEncoding] = fetch.Sanitize(ce)
+	if ce := field(resp.Header, "Content-Encoding"); ce != "" {
+		res.Extra[fetch.ExtraContentEncoding] = fetch.Sanitize(ce) // a coding left as sent
 	}
 	if req.Head || res.Body != nil {
 		resp.Body.Close()

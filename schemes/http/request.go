@@ -118,10 +118,10 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 		hs = append(hs, header{"Range", "bytes=" + strconv.FormatInt(offset, 10) + "-"})
 	}
 	if (h.Raw || (offset == 0 && !head)) && req.Header.Get("Accept-Encoding") == "" && !removed(req.Header, "Accept-Encoding") {
-		// net/http adds this itself and decodes the body, except on a
-		// Range or HEAD request; with Raw it is set here so that net/http
-		// leaves the body encoded.
-		hs = append(hs, header{"Accept-Encoding", "gzip"})
+		// The codings decodeBody undoes, for both transports; not on a
+		// Range or HEAD request (a range of encoded bytes is no use),
+		// unless with Raw the wire bytes are wanted anyway.
+		hs = append(hs, header{"Accept-Encoding", acceptEncoding})
 	}
 	jarCookies := cookieHeader(req, u)
 	if jarCookies != "" && req.Header.Get("Cookie") == "" {

@@ -317,11 +317,6 @@ func traceReply(tr *fetch.Trace, resp *http.Response) {
 	}
 	tr.Recv(statusLine(resp))
 	hdr := resp.Header
-	if resp.Uncompressed {
-		// net/http removed the header when it took on the decoding.
-		hdr = hdr.Clone()
-		hdr.Set("Content-Encoding", "gzip")
-	}
 	names := make([]string, 0, len(hdr))
 	for k := range hdr {
 		names = append(names, k)
@@ -334,9 +329,6 @@ func traceReply(tr *fetch.Trace, resp *http.Response) {
 			}
 			tr.Recv(fetch.Sanitize(k + ": " + v))
 		}
-	}
-	if resp.Uncompressed {
-		tr.Notef("decoding the gzip content-encoding")
 	}
 }
 
