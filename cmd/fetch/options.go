@@ -38,7 +38,10 @@ type config struct {
 	maxTime      time.Duration
 	resume       bool // -C -
 	retry        int
-	maxRedirs    int // --max-redirs: fetch.Client.MaxRedirects
+	maxRedirs    int           // --max-redirs: fetch.Client.MaxRedirects
+	retryDelay   time.Duration // --retry-delay
+	retryMaxTime time.Duration // --retry-max-time
+	retryAll     bool          // --retry-all-errors
 	portOK       bool
 	policy       fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
 	netrc        bool
@@ -175,7 +178,7 @@ var generalOptions = []option{
 			c.resume = true
 			return nil
 		}},
-	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation, server busy) up to N times, with capped backoff; mail is never resent",
+	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation, HTTP 408, 429, 500, 502, 503, 504) up to N times, with capped backoff, going on where a cut transfer stopped; mail is never resent",
 		set: func(c *config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -184,6 +187,12 @@ var generalOptions = []option{
 			c.retry = n
 			return nil
 		}},
+	{long: "retry-delay", arg: "S", help: "with --retry, wait S seconds before each retry (default: 1s, doubling, with jitter)",
+		set: func(c *config, v string) (err error) { c.retryDelay, err = seconds(v); return }},
+	{long: "retry-max-time", arg: "S", help: "with --retry, start no retry more than S seconds after the first attempt",
+		set: func(c *config, v string) (err error) { c.retryMaxTime, err = seconds(v); return }},
+	{long: "retry-all-errors", help: "with --retry, retry every failure another try could change (not usage, malformed, unsupported, refused)",
+		set: func(c *config, _ string) error { c.retryAll = true; return nil }},
 	{long: "allow-port-override", help: "permit a port below 1024 that belongs to another protocol",
 		set: func(c *config, _ string) error { c.portOK = true; return nil }},
 	{long: "dry-run", help: "connect to nothing; print the protocol lines each URL means",

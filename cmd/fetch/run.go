@@ -109,6 +109,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if c.failWithBody {
 		env.errPages = &errorBodies{pages: map[int]*spool{}}
 	}
+	if c.retry > 0 && !c.head && !c.menu {
+		env.resume = &resumer{files: map[int]*partial{}, out: map[int]int64{}}
+	}
 	if c.verbose && c.parallel > 1 && many {
 		// Parallel traces interleave: each line names its URL's number.
 		env.trace = fetch.NewTrace(stderr)
@@ -194,6 +197,7 @@ type runEnv struct {
 	msg      []byte       // the --data message, read once
 	wo       *writeOut    // -w; nil without
 	errPages *errorBodies // --fail-with-body; nil without
+	resume   *resumer     // with --retry, what cut attempts left; nil without
 	trace    *fetch.Trace // with parallel -v, the trace each transfer prefixes
 	many     bool         // more than one URL
 	errMu    sync.Mutex
@@ -215,11 +219,12 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 	c := e.cfg
 	par := c.parallel
 	b := &fetch.Batch{
-		Client:          e.client,
-		Parallel:        par,
-		PerHost:         c.perHost,
-		Rate:            rate.Limit(c.batch.rate),
-		Retry:           fetch.RetryPolicy{Attempts: c.retry},
+		Client:   e.client,
+		Parallel: par,
+		PerHost:  c.perHost,
+		Rate:     rate.Limit(c.batch.rate),
+		Retry: fetch.RetryPolicy{Attempts: c.retry, Delay: c.retryDelay, MaxTime: c.retryMaxTime,
+			AllErrors: c.retryAll},
 		Strict:          c.strict,
 		FetchDuplicates: true, // each URL given is fetched, as often as given
 		AttemptTimeout:  c.maxTime,

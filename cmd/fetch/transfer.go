@@ -59,6 +59,9 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 		req.Message = bytes.NewReader(e.msg)
 	}
 	if !e.resumes() {
+		if !req.Head {
+			req.Offset = e.resume.offset(r.Index) // a retry after a cut: the rest
+		}
 		// The destination is made when the body comes (result); a URL
 		// that cannot have one fails now, before it is fetched.
 		dir, name, err := e.destName(u)
@@ -135,16 +138,33 @@ func (e *runEnv) onRetry(r *fetch.Result, err error, wait time.Duration) {
 // bytes reached stdout is not retried: they cannot be taken back.
 func (e *runEnv) result(ctx context.Context, r *fetch.Result, stdout io.Writer, prog *multiProgress) error {
 	if r.Err != nil {
+		e.resume.done(r.Index)
 		e.failAt(r.Index, r.Err)
 		return nil
 	}
 	dest, err := e.dest(r.URL)
 	if err != nil {
+		e.resume.done(r.Index)
 		return err
 	}
-	wrote, err := e.deliver(ctx, r.Resource, stdout, dest, prog)
+	if kept := e.resume.take(r.Index); kept != nil {
+		dest = kept // a cut attempt's file, to go on with
+	}
+	if dest != nil {
+		dest.onFail = e.resume.keeper(r.Index)
+	} else if err := e.resume.checkStdout(r.Index, r.Resource); err != nil {
+		return err
+	}
+	sw := &countWriter{w: stdout}
+	wrote, err := e.deliver(ctx, r.Resource, sw, dest, prog)
 	if err != nil && wrote && dest == nil {
-		return fetch.NoRetry(err)
+		if e.resume == nil || e.cfg.head || r.Resource.Kind == fetch.KindSession {
+			return fetch.NoRetry(err)
+		}
+		e.resume.wrote(r.Index, r.Resource.Offset+sw.n) // a retry asks for the rest
+	}
+	if err == nil {
+		e.resume.done(r.Index)
 	}
 	return err
 }
@@ -178,7 +198,9 @@ func (e *runEnv) deliver(ctx context.Context, res *fetch.Resource, stdout io.Wri
 
 	var w io.Writer = stdout
 	if dest != nil {
-		if _, err := dest.open(); err != nil {
+		if dest.kept {
+			dest.kept = false // open already, from a cut attempt
+		} else if _, err := dest.open(); err != nil {
 			return false, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: err}
 		}
 		if err := dest.startAt(res.Offset); err != nil {
@@ -214,7 +236,7 @@ func (e *runEnv) deliver(ctx context.Context, res *fetch.Resource, stdout io.Wri
 		err = dest.commit()
 	}
 	if err != nil {
-		if dest != nil {
+		if dest != nil && (cw.werr != nil || dest.onFail == nil || !dest.onFail(dest, res.Offset+cw.n)) {
 			dest.abort()
 		}
 		if cw.werr != nil && errors.Is(err, cw.werr) {
