@@ -7,6 +7,9 @@ import (
 	"iter"
 	"os"
 	"strings"
+	"sync"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // urlSource streams the URLs of a run: those of the command line, then
@@ -15,14 +18,33 @@ import (
 // up front, so a missing one is a usage error before anything is fetched.
 type urlSource struct {
 	args  []string
+	globs []*urlGlob // the arguments' globs; nil with -g
 	files []io.Reader
 	names []string
 	close []io.Closer
 	err   error // the first read error, reported at the end
+
+	// keepValues keeps each URL's glob values, for -o's #N, until
+	// globValues takes them.
+	keepValues bool
+	mu         sync.Mutex
+	values     map[int][]string
 }
 
-func openSource(args, inputFiles []string, stdin io.Reader) (*urlSource, error) {
-	s := &urlSource{args: args}
+// openSource opens the URLs of a run. Unless globOff, each argument's
+// globs are parsed now (a malformed one is an error of Kind Malformed),
+// and expanded as the URLs are read.
+func openSource(args, inputFiles []string, stdin io.Reader, globOff bool) (*urlSource, error) {
+	s := &urlSource{args: args, values: map[int][]string{}}
+	if !globOff {
+		for _, a := range args {
+			g, err := parseGlob(a)
+			if err != nil {
+				return nil, &fetch.Error{Op: "glob", URL: redactInput(a), Kind: fetch.Malformed, Err: err}
+			}
+			s.globs = append(s.globs, g)
+		}
+	}
 	for _, name := range inputFiles {
 		if name == "-" {
 			s.files = append(s.files, stdin)
@@ -45,9 +67,25 @@ func openSource(args, inputFiles []string, stdin io.Reader) (*urlSource, error) 
 // in a -K file are skipped.
 func (s *urlSource) all() iter.Seq[string] {
 	return func(yield func(string) bool) {
-		for _, u := range s.args {
-			if !yield(u) {
-				return
+		n := 0
+		for i, u := range s.args {
+			if s.globs == nil || s.globs[i].globs == 0 {
+				if !yield(u) {
+					return
+				}
+				n++
+				continue
+			}
+			for u, vals := range s.globs[i].expand() {
+				if s.keepValues {
+					s.mu.Lock()
+					s.values[n] = vals
+					s.mu.Unlock()
+				}
+				if !yield(u) {
+					return
+				}
+				n++
 			}
 		}
 		for i, r := range s.files {
@@ -68,6 +106,42 @@ func (s *urlSource) all() iter.Seq[string] {
 			}
 		}
 	}
+}
+
+// globValues returns the glob values of URL i (nil when it has none), and
+// forgets them once its last use is past (see forget).
+func (s *urlSource) globValues(i int) []string {
+	if s == nil || !s.keepValues {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.values[i]
+}
+
+// forget drops the glob values of URL i: its transfer is over.
+func (s *urlSource) forget(i int) {
+	if s == nil || !s.keepValues {
+		return
+	}
+	s.mu.Lock()
+	delete(s.values, i)
+	s.mu.Unlock()
+}
+
+// redactInput hides what could be a password in a URL that may not parse:
+// from the first ':' after the scheme's slashes to the last '@'.
+func redactInput(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	at := strings.LastIndexByte(rest, '@')
+	colon := strings.IndexByte(rest, ':')
+	if at < 0 || colon < 0 || colon > at {
+		return raw
+	}
+	return scheme + "://" + rest[:colon] + ":****" + rest[at:]
 }
 
 // Close closes the -K files.

@@ -42,6 +42,7 @@ type config struct {
 	retryDelay   time.Duration // --retry-delay
 	retryMaxTime time.Duration // --retry-max-time
 	retryAll     bool          // --retry-all-errors
+	globOff      bool          // -g
 	portOK       bool
 	policy       fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
 	netrc        bool
@@ -146,6 +147,8 @@ var generalOptions = []option{
 		set: func(c *config, v string) error { c.outputDir = v; return nil }},
 	{long: "create-dirs", help: "make the folders -o, -O or --output-dir name when they do not exist",
 		set: func(c *config, _ string) error { c.createDirs = true; return nil }},
+	{long: "globoff", short: 'g', help: "take [ ] { } in URLs as they are, not as curl's globs ([1-100], [001-100:10], [a-z], {a,b,c}; #1 in -o)",
+		set: func(c *config, _ string) error { c.globOff = true; return nil }},
 	{long: "input-file", short: 'K', arg: "FILE", help: "read URLs one a line from FILE (- for stdin); blank lines and # comments skipped",
 		set: func(c *config, v string) error { c.inputFiles = append(c.inputFiles, v); return nil }},
 	{long: "parallel", arg: "N", help: "up to N transfers at once (default 1)",

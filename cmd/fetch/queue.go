@@ -72,7 +72,7 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if input != "" {
 		inputs = []string{input}
 	}
-	src, err := openSource(fs.Args(), inputs, stdin)
+	src, err := openSource(fs.Args(), inputs, stdin, true)
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch enqueue: %v\n", err)
 		return 2

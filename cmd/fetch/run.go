@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -48,12 +49,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "fetch %s\n", version)
 		return 0
 	}
-	src, err := openSource(c.urls, c.inputFiles, stdin)
+	src, err := openSource(c.urls, c.inputFiles, stdin, c.globOff)
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch: %v\n", err)
+		if errors.Is(err, fetch.Malformed) {
+			return 3
+		}
 		return 2
 	}
 	defer src.Close()
+	src.keepValues = strings.Contains(c.output, "#")
 	first, urls, stop := peek(src.all(), 2)
 	defer stop()
 	if len(first) == 0 {
@@ -65,8 +70,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	many := len(first) > 1
-	if c.output != "" && many {
-		fmt.Fprintln(stderr, "fetch: -o names one file, but several URLs were given (use -O or --output-dir)")
+	if c.output != "" && many && !src.keepValues {
+		fmt.Fprintln(stderr, "fetch: -o names one file, but several URLs were given (use -O, --output-dir, or #1 in -o with a glob)")
 		return 2
 	}
 	if c.batch.recursive && (c.output != "" || c.batch.list) {
@@ -105,7 +110,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer c.warc.finish()
 
-	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many, wo: wo}
+	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many, wo: wo, src: src}
 	if c.failWithBody {
 		env.errPages = &errorBodies{pages: map[int]*spool{}}
 	}
@@ -196,6 +201,7 @@ type runEnv struct {
 	stderr   io.Writer
 	msg      []byte       // the --data message, read once
 	wo       *writeOut    // -w; nil without
+	src      *urlSource   // the URLs, and their glob values for -o's #N
 	errPages *errorBodies // --fail-with-body; nil without
 	resume   *resumer     // with --retry, what cut attempts left; nil without
 	trace    *fetch.Trace // with parallel -v, the trace each transfer prefixes
@@ -264,6 +270,7 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 				drop(e.errPages.take(r.Index))
 			}
 			e.writeOutFor(out, r, r.Err)
+			e.src.forget(r.Index)
 			prog.finished(false)
 			if s != nil {
 				s.finish() // its bytes may go out
@@ -286,7 +293,7 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 // network.
 func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	if e.cfg.menu && !e.cfg.head && ftpDirectory(req.URL) {
-		if _, name, _ := e.outputName(req.URL); name == "" {
+		if _, name, _ := e.outputName(-1, req.URL); name == "" {
 			return e.ftpMenu(ctx, req), nil
 		}
 	}

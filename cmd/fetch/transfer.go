@@ -64,7 +64,7 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 		}
 		// The destination is made when the body comes (result); a URL
 		// that cannot have one fails now, before it is fetched.
-		dir, name, err := e.destName(u)
+		dir, name, err := e.destName(r.Index, u)
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +73,7 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 		}
 		return req, nil
 	}
-	dest, err := e.dest(u)
+	dest, err := e.dest(r.Index, u)
 	if err != nil {
 		return nil, err
 	}
@@ -96,9 +96,9 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 // (-C -, not with -I).
 func (e *runEnv) resumes() bool { return e.cfg.resume && !e.cfg.head }
 
-// dest returns the file a URL's bytes go to, or nil for stdout.
-func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
-	dir, name, err := e.destName(u)
+// dest returns the file the bytes of URL i, u, go to, or nil for stdout.
+func (e *runEnv) dest(i int, u *url.URL) (*fileOut, error) {
+	dir, name, err := e.destName(i, u)
 	if err != nil || name == "" {
 		return nil, err
 	}
@@ -111,8 +111,8 @@ func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
 
 // destName is outputName, or why a URL's bytes cannot go there, as a
 // *fetch.Error.
-func (e *runEnv) destName(u *url.URL) (dir, name string, err error) {
-	dir, name, err = e.outputName(u)
+func (e *runEnv) destName(i int, u *url.URL) (dir, name string, err error) {
+	dir, name, err = e.outputName(i, u)
 	if err != nil {
 		return "", "", &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err}
 	}
@@ -142,7 +142,7 @@ func (e *runEnv) result(ctx context.Context, r *fetch.Result, stdout io.Writer, 
 		e.failAt(r.Index, r.Err)
 		return nil
 	}
-	dest, err := e.dest(r.URL)
+	dest, err := e.dest(r.Index, r.URL)
 	if err != nil {
 		e.resume.done(r.Index)
 		return err
@@ -300,12 +300,13 @@ func (e *runEnv) plans(urls iter.Seq[string]) int {
 	return e.failCode
 }
 
-// outputName returns the file a URL's bytes go to: -o, or with -O the URL's
-// last path segment, name, in --output-dir, dir; "" for stdout. The two
-// are left apart, for a caller that only looks, to join.
-func (e *runEnv) outputName(u *url.URL) (dir, name string, err error) {
+// outputName returns the file the bytes of URL i, u, go to: -o (its #N
+// filled in from the URL's globs), or with -O the URL's last path segment,
+// name, in --output-dir, dir; "" for stdout. The two are left apart, for a
+// caller that only looks, to join.
+func (e *runEnv) outputName(i int, u *url.URL) (dir, name string, err error) {
 	if e.cfg.output != "" {
-		return "", e.cfg.output, nil
+		return "", globName(e.cfg.output, e.src.globValues(i)), nil
 	}
 	if !e.cfg.remoteName {
 		return "", "", nil
