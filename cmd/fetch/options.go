@@ -14,53 +14,59 @@ import (
 
 // config is everything the command line sets.
 type config struct {
-	output       string // -o
-	remoteName   bool   // -O
-	outputDir    string // --output-dir
-	createDirs   bool   // --create-dirs
-	writeOut     string // -w FORMAT or @FILE
-	hasWriteOut  bool
-	failWithBody bool  // --fail-with-body
-	maxFilesize  int64 // --max-filesize; 0: none
-	limitRate    int64 // --limit-rate, bytes a second; 0: none
-	inputFiles   []string
-	parallel     int
-	perHost      int
-	user         string // -u USER[:PASS]
-	hasUser      bool
-	silent       bool
-	showErrors   bool
-	verbose      bool
-	head         bool
-	json         bool
-	jsonShaped   bool // an option whose output --json shapes was given
-	connectTO    time.Duration
-	maxTime      time.Duration
-	resume       bool // -C -
-	retry        int
-	maxRedirs    int           // --max-redirs: fetch.Client.MaxRedirects
-	retryDelay   time.Duration // --retry-delay
-	retryMaxTime time.Duration // --retry-max-time
-	retryAll     bool          // --retry-all-errors
-	globOff      bool          // -g
-	portOK       bool
-	policy       fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
-	netrc        bool
-	dryRun       bool
-	strict       bool
-	insecure     bool
-	cacert       string
-	data         string // --data @FILE | - | text
-	hasData      bool
-	menu         bool
-	help         bool
-	version      bool
-	urls         []string
-	schemes      schemes.Config
-	header       http.Header // -H, -e; a field with only "" is removed
-	scoped       []*option   // the options given that some schemes ignore
-	warc         warcSink    // --warc-file
-	batch        batchConfig
+	output           string // -o
+	remoteName       bool   // -O
+	outputDir        string // --output-dir
+	createDirs       bool   // --create-dirs
+	writeOut         string // -w FORMAT or @FILE
+	hasWriteOut      bool
+	failWithBody     bool  // --fail-with-body
+	maxFilesize      int64 // --max-filesize; 0: none
+	limitRate        int64 // --limit-rate, bytes a second; 0: none
+	inputFiles       []string
+	parallel         int
+	perHost          int
+	user             string // -u USER[:PASS]
+	hasUser          bool
+	silent           bool
+	showErrors       bool
+	verbose          bool
+	head             bool
+	json             bool
+	jsonShaped       bool // an option whose output --json shapes was given
+	connectTO        time.Duration
+	maxTime          time.Duration
+	resume           bool // -C -
+	retry            int
+	maxRedirs        int           // --max-redirs: fetch.Client.MaxRedirects
+	retryDelay       time.Duration // --retry-delay
+	retryMaxTime     time.Duration // --retry-max-time
+	retryAll         bool          // --retry-all-errors
+	globOff          bool          // -g
+	timeCond         time.Time     // -z DATE
+	timeCondBefore   bool          // -z -DATE
+	remoteTime       bool          // -R
+	etagSave         string        // --etag-save FILE
+	etagCompare      string        // --etag-compare FILE
+	remoteHeaderName bool          // -J
+	portOK           bool
+	policy           fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
+	netrc            bool
+	dryRun           bool
+	strict           bool
+	insecure         bool
+	cacert           string
+	data             string // --data @FILE | - | text
+	hasData          bool
+	menu             bool
+	help             bool
+	version          bool
+	urls             []string
+	schemes          schemes.Config
+	header           http.Header // -H, -e; a field with only "" is removed
+	scoped           []*option   // the options given that some schemes ignore
+	warc             warcSink    // --warc-file
+	batch            batchConfig
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -88,6 +94,7 @@ var (
 	commonOptions = concat(
 		generalOptions,
 		transferOptions,
+		condOptions,
 		policyOptions,
 		warcOptions,
 		batchOptions,

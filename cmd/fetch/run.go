@@ -78,6 +78,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "fetch: -r writes many files, laid out as host/path: -o and --list do not go with it (use --output-dir)")
 		return 2
 	}
+	if c.remoteHeaderName && (!c.remoteName || c.output != "" || c.resume) {
+		fmt.Fprintln(stderr, "fetch: -J names the file -O writes (and cannot go with -o or -C -)")
+		return 2
+	}
 	if c.resume && c.output == "" && !c.remoteName {
 		fmt.Fprintln(stderr, "fetch: -C - needs -o or -O: there is no file to resume")
 		return 2
@@ -113,6 +117,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many, wo: wo, src: src}
 	if c.failWithBody {
 		env.errPages = &errorBodies{pages: map[int]*spool{}}
+	}
+	if c.etagCompare != "" {
+		if env.etag, err = readETag(c.etagCompare); err != nil {
+			fmt.Fprintf(stderr, "fetch: --etag-compare: %v\n", err)
+			return 2
+		}
 	}
 	if c.retry > 0 && !c.head && !c.menu {
 		env.resume = &resumer{files: map[int]*partial{}, out: map[int]int64{}}
@@ -204,6 +214,7 @@ type runEnv struct {
 	src      *urlSource   // the URLs, and their glob values for -o's #N
 	errPages *errorBodies // --fail-with-body; nil without
 	resume   *resumer     // with --retry, what cut attempts left; nil without
+	etag     string       // --etag-compare's ETag; "" sends no condition
 	trace    *fetch.Trace // with parallel -v, the trace each transfer prefixes
 	many     bool         // more than one URL
 	errMu    sync.Mutex

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/http"
 	"os"
 	"time"
 
@@ -42,6 +43,15 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	req := &fetch.Request{URL: u, Head: e.cfg.head, Prompt: e.prompter()}
 	if e.cfg.header != nil {
 		req.Header = e.cfg.header.Clone()
+	}
+	if !e.cfg.timeCond.IsZero() && !e.cfg.timeCondBefore {
+		req.IfModifiedSince = e.cfg.timeCond
+	}
+	if e.etag != "" {
+		if req.Header == nil {
+			req.Header = make(http.Header)
+		}
+		req.Header.Set("If-None-Match", e.etag)
 	}
 	e.wo.track(r.Index, req)
 	e.errPages.track(r.Index, req)
@@ -139,8 +149,14 @@ func (e *runEnv) onRetry(r *fetch.Result, err error, wait time.Duration) {
 func (e *runEnv) result(ctx context.Context, r *fetch.Result, stdout io.Writer, prog *multiProgress) error {
 	if r.Err != nil {
 		e.resume.done(r.Index)
+		if errors.Is(r.Err, fetch.NotModified) {
+			return nil // -z, --etag-compare: not modified, nothing to move (exit 0)
+		}
 		e.failAt(r.Index, r.Err)
 		return nil
+	}
+	if e.cfg.newerThanCond(r.Resource) {
+		return nil // -z -DATE: modified since, not fetched (exit 0)
 	}
 	dest, err := e.dest(r.Index, r.URL)
 	if err != nil {
@@ -149,6 +165,10 @@ func (e *runEnv) result(ctx context.Context, r *fetch.Result, stdout io.Writer, 
 	}
 	if kept := e.resume.take(r.Index); kept != nil {
 		dest = kept // a cut attempt's file, to go on with
+	} else if dest != nil && e.cfg.remoteHeaderName && !e.cfg.head {
+		if dest, err = e.headerNamed(r.Index, r.Resource, dest); err != nil {
+			return fetch.NoRetry(err)
+		}
 	}
 	if dest != nil {
 		dest.onFail = e.resume.keeper(r.Index)
@@ -165,6 +185,11 @@ func (e *runEnv) result(ctx context.Context, r *fetch.Result, stdout io.Writer, 
 	}
 	if err == nil {
 		e.resume.done(r.Index)
+		if e.cfg.etagSave != "" {
+			if serr := saveETag(e.cfg.etagSave, r.Resource); serr != nil {
+				return fetch.NoRetry(&fetch.Error{Op: "write", URL: r.URL.Redacted(), Kind: fetch.Other, Err: fmt.Errorf("--etag-save: %w", serr)})
+			}
+		}
 	}
 	return err
 }
@@ -234,6 +259,11 @@ func (e *runEnv) deliver(ctx context.Context, res *fetch.Resource, stdout io.Wri
 	}
 	if err == nil && dest != nil {
 		err = dest.commit()
+		if err == nil && e.cfg.remoteTime {
+			if terr := setRemoteTime(dest.final, res.ModTime); terr != nil {
+				return false, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: fmt.Errorf("-R: %w", terr)}
+			}
+		}
 	}
 	if err != nil {
 		if dest != nil && (cw.werr != nil || dest.onFail == nil || !dest.onFail(dest, res.Offset+cw.n)) {
