@@ -41,6 +41,12 @@ type Batch struct {
 	// when the batch first meets it; zero means Rate. A crawler uses it
 	// for robots.txt's Crawl-delay.
 	HostRate func(key string) rate.Limit
+	// Limiter, when set, returns the limiter of the host key
+	// ("scheme://host:port") in place of one made from Rate and HostRate,
+	// so that a caller's own requests to the host (a crawler's
+	// robots.txt) take their turns from the same one; a nil *rate.Limiter
+	// means no limit. Every attempt takes a turn, retries included.
+	Limiter func(key string) *rate.Limiter
 	// Retry says which failures are tried again, and after how long. The
 	// zero policy tries each URL once.
 	Retry RetryPolicy

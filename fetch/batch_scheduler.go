@@ -212,7 +212,10 @@ func (s *scheduler) add(j *job, p url.Parser) {
 				lim = hr
 			}
 		}
-		if lim != 0 && lim != rate.Inf {
+		switch {
+		case s.b.Limiter != nil:
+			h.lim = s.b.Limiter(hostKey(u))
+		case lim != 0 && lim != rate.Inf:
 			h.lim = rate.NewLimiter(lim, 1)
 		}
 		s.hosts[id] = h
@@ -371,6 +374,13 @@ func (s *scheduler) work(j *job) error {
 		case <-t.C:
 		case <-s.ctx.Done():
 			t.Stop()
+		}
+		// A retry is a request like any other: it waits for its host's
+		// turn under the rate.
+		if l := j.host.lim; l != nil && s.ctx.Err() == nil {
+			l.Wait(s.ctx)
+		}
+		if s.ctx.Err() != nil {
 			j.err = canceled(s.ctx, err)
 			r.Err = j.err
 			return s.fn(s.ctx, r)

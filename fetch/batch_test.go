@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/url"
@@ -422,4 +423,62 @@ func TestBatchReusesWorkers(t *testing.T) {
 	if len(ids) > 4 {
 		t.Errorf("200 URLs ran on %d goroutines, want at most Parallel (4)", len(ids))
 	}
+}
+
+// A retry waits for its host's turn under the rate, as any request does:
+// at 1 request every 10 s, three attempts of one URL span at least 20 s
+// whatever the backoff (issue 25: they came within 2.7 s at --rate 0.2).
+// The clock is synctest's, so the test takes no time.
+func TestBatchRetryKeepsRate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var starts []time.Time
+		c := &Client{}
+		c.Register("gopher", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+			starts = append(starts, time.Now())
+			return nil, Errorf(Unavailable, "try later")
+		}))
+		b := &Batch{Client: c, Rate: rate.Every(10 * time.Second),
+			Retry: RetryPolicy{Attempts: 2, Backoff: time.Millisecond}}
+		err := b.Run(t.Context(), seq("gopher://h.example/0/once"), func(ctx context.Context, r *Result) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(starts) != 3 {
+			t.Fatalf("%d attempts, want 3", len(starts))
+		}
+		for i := 1; i < len(starts); i++ {
+			if d := starts[i].Sub(starts[i-1]); d < 9900*time.Millisecond {
+				t.Errorf("attempt %d came %v after the one before, under the rate's 10s", i+1, d)
+			}
+		}
+	})
+}
+
+// A Limiter given by the caller paces the batch's requests and the
+// caller's own to the host from one budget.
+func TestBatchSharedLimiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var starts []time.Time
+		c := &Client{}
+		c.Register("gopher", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+			starts = append(starts, time.Now())
+			return &Resource{Body: NoBody}, nil
+		}))
+		lim := rate.NewLimiter(rate.Every(5*time.Second), 1)
+		lim.Wait(t.Context()) // the caller's own request took the first turn
+		b := &Batch{Client: c, PerHost: 1, Limiter: func(key string) *rate.Limiter {
+			if key != "gopher://h.example:70" {
+				t.Errorf("Limiter(%q)", key)
+			}
+			return lim
+		}}
+		t0 := time.Now()
+		err := b.Run(t.Context(), seq("gopher://h.example/0/a", "gopher://h.example/0/b"), func(ctx context.Context, r *Result) error { return r.Err })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(starts) != 2 || starts[0].Sub(t0) < 4900*time.Millisecond || starts[1].Sub(starts[0]) < 4900*time.Millisecond {
+			t.Errorf("requests at %v after the caller's, want 5s apart from it and each other", starts)
+		}
+	})
 }

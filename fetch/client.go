@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -53,6 +54,35 @@ type Client struct {
 	// judge the addresses before any connection is made. Nil means
 	// net.DefaultResolver.
 	Resolver Resolver
+	// Proxy, when set, chooses the proxy through which each request's
+	// connections are made (see ProxyAll, ProxyFromEnvironment): every
+	// TCP connection of every scheme, FTP's data connections included,
+	// goes through it as a SOCKS5 CONNECT or an HTTP CONNECT tunnel; HTTP
+	// sends an http URL's request to an HTTP proxy in absolute form.
+	// Nil means no proxy, except that the HTTP handler then keeps to its
+	// own (by default the environment's HTTP_PROXY, HTTPS_PROXY and
+	// NO_PROXY). UDP (Prospero) cannot go through a proxy and fails
+	// with Kind Unsupported.
+	Proxy ProxyFunc
+	// IPVersion, when 4 or 6, restricts every connection to IPv4 or
+	// IPv6 addresses. Zero means both.
+	IPVersion int
+	// Resolve gives the addresses to use for a "host:port" (or
+	// "host:*", any port) instead of resolving host: curl's --resolve.
+	// The policy judges them as it judges resolved ones.
+	Resolve map[string][]netip.Addr
+	// ConnectTo maps a "host:port" to the "host:port" connected to in
+	// its place, the URL (the Host field, the TLS server name) unchanged:
+	// curl's --connect-to. A key "host:" matches any port, ":port" any
+	// host, and ":" every address; an empty host or port in the value
+	// keeps the original's.
+	ConnectTo map[string]string
+	// FallbackDelay is how long a connection attempt to one of a name's
+	// addresses runs before the next address is tried beside it (Happy
+	// Eyeballs, RFC 8305: IPv6 first, the families interleaved). Zero
+	// means DefaultFallbackDelay; a negative value tries the addresses
+	// one after another.
+	FallbackDelay time.Duration
 	// MaxRedirects is the number of redirects and referrals Do and List
 	// follow for one request. Zero means 10; a negative value follows
 	// none. A hop beyond the limit fails with Kind Protocol, naming the
@@ -345,6 +375,7 @@ func (c *Client) prepare(op string, req *Request) (Handler, *call, error) {
 	r.policy = c.Policy
 	r.dialer = c.DialContext
 	r.resolver = c.Resolver
+	r.net = c.netOpts()
 	if r.chain == nil {
 		r.chain = &cl.chain
 	}

@@ -157,6 +157,7 @@ type Request struct {
 	policy   Policy
 	dialer   func(ctx context.Context, network, addr string) (net.Conn, error)
 	resolver Resolver
+	net      *netOpts
 	chain    *chain
 	// slot is the per-host slot the Client holds for this request while
 	// its handler runs.

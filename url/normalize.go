@@ -9,10 +9,13 @@ import "strings"
 //
 //   - The scheme is lower case (§2.1: upper and lower case letters are
 //     equivalent in scheme names; the parser already lower-cases it).
+//
 //   - The host is lower case (§3.1: a fully qualified domain name, and
 //     domain names ignore case, RFC 1034 §3.1).
+//
 //   - A port equal to the scheme's default port is dropped (§3.1: an
 //     omitted port is the default port).
+//
 //   - An escape of an unreserved character is decoded (§2.2: characters
 //     that need no encoding may be encoded "as long as they are not being
 //     used for a reserved purpose", and unreserved ones never are), and
@@ -23,23 +26,36 @@ import "strings"
 //     acknowledges by making them reserved. In gopher URLs the reserved
 //     characters are decoded too: the type and selector are decoded whole
 //     and only TAB (%09, always encoded) separates anything (§3.4).
+//
 //   - Every known scheme with the "//" syntax ends its host and port with
 //     "/" (§3.1: "/<url-path>" may be omitted, so "http://h" is
 //     "http://h/", §3.3); for http, "http://h?q" is "http://h/?q".
+//
 //   - A gopher URL with an empty path gets the type "1" it defaults to
 //     (§3.4): "gopher://h", "gopher://h/" and "gopher://h/1" are one URL.
+//
 //   - An FTP typecode is lower case (§3.2.2's typecode takes "A" or "a");
 //     ";type=" is kept, since it changes what is transferred.
+//
 //   - A file URL's host "localhost" is the empty host (§3.10: both name
 //     the machine the URL is interpreted on).
+//
 //   - The fragment is dropped: it is not part of the URL (RFC 1738's
 //     appendix; the lenient parser keeps it for display).
 //
+//   - In http, https, ftp and file URLs, "." and ".." path segments are
+//     removed as RFC 3986 §5.2.4 removes them (a ".." above the root is
+//     dropped): "http://h/a/./b/../c" is "http://h/a/c". A crawler must
+//     not see one resource under two names, nor let "/a/../../x" pass for
+//     a path below "/a/". An escaped dot ("%2E") counts as a dot, as the
+//     unreserved escape it is. A parameter (";p", RFC 1808 §2.4.3) is part
+//     of its segment: "/a;p/../b" is "/b". Gopher selectors are opaque
+//     (§3.4) and keep their dots.
+//
 // What the RFC leaves to the server is kept: the case of paths, users and
-// passwords, '.' and '..' segments (an FTP "CWD .." is a command the server
-// interprets; ResolveReference removes them from relative references), the
-// order of a query, and reserved characters, encoded or not. Normalize is
-// idempotent, and its result's String parses back to an equal URL.
+// passwords, the order of a query, and reserved characters, encoded or
+// not. Normalize is idempotent, and its result's String parses back to an
+// equal URL.
 func (u *URL) Normalize() *URL {
 	n := *u
 	if u.User != nil {
@@ -75,15 +91,59 @@ func (u *URL) Normalize() *URL {
 			n.Path = "1"
 		}
 	case "ftp":
-		if body, code := splitTypecode(n.Path); code != "" {
-			n.Path = body + ";type=" + code
+		body, code := splitTypecode(n.Path)
+		n.Path = removeDots(body)
+		if code != "" {
+			n.Path += ";type=" + code
 		}
+	case "http":
+		p, q, hasQ := strings.Cut(n.Path, "?")
+		if p = removeDots(p); hasQ {
+			p += "?" + q
+		}
+		n.Path = p
 	case "file":
 		if n.Host == "localhost" {
 			n.Host = ""
 		}
+		n.Path = removeDots(n.Path)
 	}
 	return &n
+}
+
+// removeDots removes the "." and ".." segments of a url-path (the text
+// after the host's "/") as RFC 3986 §5.2.4 does for "/"+path: a ".." with
+// nothing above it is dropped, and a path whose last segment was a dot
+// segment ends in "/". It allocates only when it changes path.
+func removeDots(path string) string {
+	if !strings.Contains(path, ".") {
+		return path
+	}
+	segs := strings.Split(path, "/")
+	out := make([]string, 0, len(segs))
+	dirty := false
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch s {
+		case ".":
+			dirty = true
+		case "..":
+			dirty = true
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+		default:
+			out = append(out, s)
+			continue
+		}
+		if last {
+			out = append(out, "")
+		}
+	}
+	if !dirty {
+		return path
+	}
+	return strings.Join(out, "/")
 }
 
 // isHTTPUnreserved reports whether c is a letter, a digit, '-', '.' or

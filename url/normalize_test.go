@@ -38,7 +38,15 @@ func TestNormalize(t *testing.T) {
 		{"§3.1 path case stays", []string{"http://h/A/B"}, "http://h/A/B"},
 		{"§3.6 news", []string{"news:comp.lang.go", "news:comp%2elang%2Ego"}, "news:comp.lang.go"},
 		{"§2.1 unknown schemes: case and escapes", []string{"X-Foo://H:99/%61", "x-foo://h:99/a"}, "x-foo://h:99/a"},
-		{"§3.1 dot segments stay", []string{"http://h/a/../b"}, "http://h/a/../b"},
+		{"RFC 3986 §5.2.4 dot segments removed", []string{"http://h/a/../b", "http://h/./b", "http://h/b", "http://h/x/%2E%2E/b"}, "http://h/b"},
+		{"RFC 3986 §5.2.4 .. above the root dropped", []string{"http://h/a/b/../../orphan/1.html", "http://h/../orphan/1.html", "http://h/orphan/1.html"}, "http://h/orphan/1.html"},
+		{"RFC 3986 §5.2.4 a last dot segment leaves a /", []string{"http://h/a/b/..", "http://h/a/.", "http://h/a/"}, "http://h/a/"},
+		{"RFC 3986 §5.2.4 the query keeps its dots", []string{"http://h/a/./b?x=../y"}, "http://h/a/b?x=../y"},
+		{"RFC 1808 §2.4.3 a parameter is part of its segment", []string{"http://h/site/a;/../../X", "http://h/X"}, "http://h/X"},
+		{"RFC 3986 §5.2.4 ftp", []string{"ftp://h/pub/../etc/./f;type=I", "ftp://h/etc/f;type=i"}, "ftp://h/etc/f;type=i"},
+		{"RFC 3986 §5.2.4 file", []string{"file:///tmp/../etc/passwd", "file:///etc/passwd"}, "file:///etc/passwd"},
+		{"§3.4 gopher selectors keep their dots", []string{"gopher://h/1/a/../b"}, "gopher://h/1/a/../b"},
+		{"§3.1 dots inside a segment stay", []string{"http://h/a..b/.c/d."}, "http://h/a..b/.c/d."},
 	}
 	for _, tt := range tests {
 		for _, in := range tt.in {

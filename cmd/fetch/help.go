@@ -23,7 +23,8 @@ Usage:
   fetch worker [--nats URL] --store DIR [--parallel N] [--per-host N]
                                     fetch queued jobs into DIR
   fetch results [--nats URL]        queued, in flight, done, failed
-                                    (each: fetch NAME -h)
+                                    (each: fetch NAME -h; they run the program
+                                    fetch-queue, beside fetch or on PATH)
   fetch --help | --version
 
 Options:

@@ -67,6 +67,7 @@ type config struct {
 	scoped           []*option   // the options given that some schemes ignore
 	warc             warcSink    // --warc-file
 	batch            batchConfig
+	net              netConfig // options_net.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -96,6 +97,7 @@ var (
 		transferOptions,
 		condOptions,
 		policyOptions,
+		netOptions,
 		warcOptions,
 		batchOptions,
 	)

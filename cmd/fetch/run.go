@@ -28,12 +28,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		switch args[0] {
 		case "parse":
 			return runParse(args[1:], stdout, stderr)
-		case "enqueue":
-			return runEnqueue(ctx, args[1:], stdin, stdout, stderr)
-		case "worker":
-			return runWorker(ctx, args[1:], stdout, stderr)
-		case "results":
-			return runResults(ctx, args[1:], stdout, stderr)
+		case "enqueue", "worker", "results":
+			return handOver(ctx, args, stdin, stdout, stderr)
 		}
 	}
 	c, err := parseArgs(args)
@@ -198,6 +194,7 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	if c.schemes.HTTPUserAgent == "" {
 		c.schemes.HTTPUserAgent = "fetch/" + version
 	}
+	c.net.apply(cl, os.Getenv)
 	schemes.Register(cl, c.schemes)
 	return cl, nil
 }
@@ -304,9 +301,9 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 // network.
 func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	if e.cfg.menu && !e.cfg.head && ftpDirectory(req.URL) {
-		if _, name, _ := e.outputName(-1, req.URL); name == "" {
-			return e.ftpMenu(ctx, req), nil
-		}
+		// To stdout or to a file alike: the name list NLST gives cannot
+		// tell a directory from a file.
+		return e.ftpMenu(ctx, req), nil
 	}
 	res, err := e.cfg.warc.do(ctx, e.client, req) // recorded with --warc-file
 	if err != nil {
@@ -323,7 +320,7 @@ func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	return res, err
 }
 
-// ftpMenu is --menu of an FTP directory to stdout: the directory as the
+// ftpMenu is --menu of an FTP directory: the directory as the
 // Lister reads it, rendered for reading (directories' URLs end in "/"),
 // streamed as the body of the transfer. A failure to list is the body's
 // read error.

@@ -9,9 +9,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"sync"
-	"time"
 
 	"golang.org/x/time/rate"
 
@@ -107,7 +105,6 @@ type crawl struct {
 	seen     map[string]bool
 	items    map[int]*item // by the batch's index
 	stats    Stats
-	resolved map[string]bool // host → public
 }
 
 // Run crawls from seeds until every link in scope has been visited, Visit
@@ -118,7 +115,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Stats, error) {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	cr := &crawl{c: c, ctx: ctx, cancel: cancel, seen: map[string]bool{}, items: map[int]*item{}, resolved: map[string]bool{}}
+	cr := &crawl{c: c, ctx: ctx, cancel: cancel, seen: map[string]bool{}, items: map[int]*item{}}
 	cr.cond = sync.NewCond(&cr.mu)
 	if !c.IgnoreRobots {
 		cr.robots = &Robots{Client: c.Client, UserAgent: c.UserAgent}
@@ -216,16 +213,10 @@ func (cr *crawl) urls(bad []string) func(func(string) bool) {
 	}
 }
 
-// admit applies the checks that may need the network: robots.txt, and the
-// hop rule for links.
+// admit applies the check that may need the network: robots.txt. The hop
+// rule (no link from a public page to a private address) is the Client's,
+// judged at each dial on the address dialed (see request).
 func (cr *crawl) admit(it *item) bool {
-	if it.depth > 0 && it.public && cr.private(it.u) {
-		cr.count(func(s *Stats) { s.Private++ })
-		return false
-	}
-	if it.depth == 0 {
-		it.public = cr.public(it.u)
-	}
 	if cr.robots != nil && !cr.robots.Allowed(cr.ctx, it.u) {
 		cr.count(func(s *Stats) { s.Robots++ })
 		return false
@@ -265,6 +256,9 @@ func (cr *crawl) request(r *fetch.Result) (*fetch.Request, error) {
 	if it != nil && it.referrer != nil && it.referrer.HostPort() != r.URL.HostPort() {
 		req.Hop = true
 	}
+	if it != nil {
+		req.FromPublic = it.public // a link from a page a public address served
+	}
 	return req, nil
 }
 
@@ -278,6 +272,12 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 		it = &item{u: r.URL}
 	}
 	p := &Page{URL: r.URL, Depth: it.depth, Referrer: it.referrer, Err: r.Err}
+	if r.Err != nil && it.public && errors.Is(r.Err, fetch.Refused) {
+		// The Client refused to dial a private address for a link from
+		// a public page: the hop rule, not a failure of the site's.
+		cr.done(r.Index, nil, func(s *Stats) { s.Private++ })
+		return nil
+	}
 	if r.Err != nil {
 		cr.done(r.Index, nil, func(s *Stats) { s.Failed++ })
 		if err := cr.stopping(); err != nil {
@@ -292,6 +292,7 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 		return nil
 	}
 	res := r.Resource
+	it.public = it.public || res.FromPublic // its links lead from a public place
 	cb := &countBody{rc: res.Body}
 	res.Body = cb
 	p.Resource = res
@@ -355,7 +356,7 @@ func listable(res *fetch.Resource) bool {
 
 // links lists u and returns the entries in scope not seen before.
 func (cr *crawl) links(ctx context.Context, it *item, u *url.URL) []*item {
-	req := &fetch.Request{URL: u}
+	req := &fetch.Request{URL: u, FromPublic: it.public}
 	if it.referrer != nil && it.referrer.HostPort() != u.HostPort() {
 		req.Hop = true
 	}
@@ -414,58 +415,3 @@ func (b *countBody) Read(p []byte) (int, error) {
 }
 
 func (b *countBody) Close() error { return b.rc.Close() }
-
-// public reports whether u's host resolves to a public address (an
-// address DenyPrivate would refuse is private).
-func (cr *crawl) public(u *url.URL) bool {
-	return cr.classify(u) == 1
-}
-
-// private reports whether u's host resolves to a private address.
-func (cr *crawl) private(u *url.URL) bool {
-	return cr.classify(u) == -1
-}
-
-// classify resolves u's host: 1 public, -1 private (any address of it),
-// 0 unknown (no host, or no answer).
-func (cr *crawl) classify(u *url.URL) int {
-	host := u.Host
-	if host == "" {
-		return 0
-	}
-	cr.mu.Lock()
-	pub, ok := cr.resolved[host]
-	cr.mu.Unlock()
-	if !ok {
-		addrs, err := cr.lookup(host)
-		if err != nil || len(addrs) == 0 {
-			return 0
-		}
-		pub = true
-		for _, a := range addrs {
-			if isPrivate(a) {
-				pub = false
-			}
-		}
-		cr.mu.Lock()
-		cr.resolved[host] = pub
-		cr.mu.Unlock()
-	}
-	if pub {
-		return 1
-	}
-	return -1
-}
-
-func (cr *crawl) lookup(host string) ([]netipAddr, error) {
-	if a, err := parseAddr(host); err == nil {
-		return []netipAddr{a}, nil
-	}
-	ctx, cancel := context.WithTimeout(cr.ctx, 10*time.Second)
-	defer cancel()
-	var r fetch.Resolver = net.DefaultResolver
-	if cr.c.Client.Resolver != nil {
-		r = cr.c.Client.Resolver
-	}
-	return r.LookupNetIP(ctx, "ip", host)
-}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +24,7 @@ func TestMain(m *testing.M) { fetchtest.Main(m) }
 // site is an in-memory server for one or more schemes: each URL is a file
 // (its body) or a listing (its links).
 type site struct {
+	dial    bool // each Fetch dials its URL's host first, through the request
 	mu      sync.Mutex
 	pages   map[string]page
 	fetched []string
@@ -49,7 +52,17 @@ func (s *site) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, 
 	}
 	s.times[req.URL.Host] = append(s.times[req.URL.Host], time.Now())
 	p, ok := s.lookup(req.URL)
+	dial := s.dial
 	s.mu.Unlock()
+	if dial {
+		// Connect as a real handler would, so that the Client's dial-time
+		// policy judges the address.
+		c, err := req.DialContext(ctx, "tcp", req.URL.HostPort())
+		if err != nil {
+			return nil, err
+		}
+		c.Close()
+	}
 	if !ok {
 		return nil, fetch.Reply(fetch.NotFound, 404, "not found")
 	}
@@ -247,8 +260,40 @@ func TestCrawlRobots(t *testing.T) {
 	}
 }
 
+// pipeDial is a Client.DialContext that connects to nothing: one end of a
+// pipe, closed at once. The policy has judged the address before it is
+// called.
+func pipeDial(ctx context.Context, network, addr string) (net.Conn, error) {
+	a, b := net.Pipe()
+	b.Close()
+	return a, nil
+}
+
+// rebinding answers public.example with 192.0.2.10 for its first lookups
+// and 127.0.0.1 after (DNS rebinding), other names from its Network.
+type rebinding struct {
+	fetchtest.Network
+	mu     sync.Mutex
+	public int // lookups of rebind.example still to answer publicly
+}
+
+func (r *rebinding) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if host != "rebind.example" {
+		return r.Network.LookupNetIP(ctx, network, host)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.public > 0 {
+		r.public--
+		return []netip.Addr{netip.MustParseAddr("192.0.2.11")}, nil
+	}
+	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+}
+
 // A link from a public page to a private address is not followed; from a
-// private seed, it is.
+// private seed, it is. The rule is judged at each dial on the address
+// dialed: a name that resolved to a public address when the page was
+// fetched and to the loopback when its link is (DNS rebinding) is refused.
 func TestCrawlHopRule(t *testing.T) {
 	s := &site{pages: map[string]page{
 		"gopher://public.example/1/":       {links: []string{"gopher://inside.example/0/secret", "gopher://127.0.0.1/0/x", "gopher://public.example/0/ok"}},
@@ -257,7 +302,9 @@ func TestCrawlHopRule(t *testing.T) {
 		"gopher://inside.example/0/secret": {body: "secret"},
 		"gopher://127.0.0.1/0/x":           {body: "x"},
 	}}
+	s.dial = true
 	c := s.client("gopher")
+	c.DialContext = pipeDial
 	c.Resolver = &fetchtest.Network{Hosts: map[string]string{"public.example": "192.0.2.10", "inside.example": "10.1.2.3"}}
 	got, st := visits(t, &Crawler{Client: c, Depth: 2, Scope: Scope{AnyHost: true}}, "gopher://public.example/1/")
 	if want := []string{"0 gopher://public.example/1/", "1 gopher://public.example/0/ok"}; !slices.Equal(got, want) || st.Private != 2 {
@@ -266,6 +313,15 @@ func TestCrawlHopRule(t *testing.T) {
 	got, _ = visits(t, &Crawler{Client: c, Depth: 2, Scope: Scope{AnyHost: true}}, "gopher://inside.example/1/")
 	if want := []string{"0 gopher://inside.example/1/", "1 gopher://inside.example/0/secret"}; !slices.Equal(got, want) {
 		t.Errorf("from a private seed: %q, want %q", got, want)
+	}
+
+	s.pages["gopher://rebind.example/1/"] = page{links: []string{"gopher://rebind.example/0/a", "gopher://rebind.example/0/b"}}
+	s.pages["gopher://rebind.example/0/a"] = page{body: "a"}
+	s.pages["gopher://rebind.example/0/b"] = page{body: "b"}
+	c.Resolver = &rebinding{Network: fetchtest.Network{Hosts: map[string]string{}}, public: 2}
+	got, st = visits(t, &Crawler{Client: c, Depth: 1, Parallel: 1, IgnoreRobots: true}, "gopher://rebind.example/1/")
+	if len(got) != 2 || st.Private != 1 || s.count("gopher://rebind.example/0/a")+s.count("gopher://rebind.example/0/b") != 2 {
+		t.Errorf("DNS rebinding after two public answers: visited %q (private %d), want the seed and one link, the other refused", got, st.Private)
 	}
 }
 

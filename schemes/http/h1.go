@@ -96,7 +96,7 @@ func (e *staleError) Unwrap() error { return e.err }
 
 // conn returns a connection to addr: an idle one, or one dialed now.
 func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool, error) {
-	pc, reused, err := t.pool.get(ctx, addr, r.method == "GET" || r.method == "HEAD")
+	pc, reused, err := t.pool.get(ctx, addr, r.method == "GET" || r.method == "HEAD", r.tr)
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}
@@ -237,7 +237,10 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 			}
 			return fail(err, "reading the reply headers")
 		}
-		if code := resp.StatusCode; code >= 200 || code == http.StatusSwitchingProtocols {
+		if code := resp.StatusCode; code < 100 || code >= 200 || code == http.StatusSwitchingProtocols {
+			// A final reply; or one below 100, which is none and is
+			// no interim reply either: the Handler refuses it (see
+			// finalError), and the connection is not kept.
 			break
 		}
 		// An informational reply (100 Continue, 103 Early Hints): the
@@ -250,7 +253,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	// Each read of the body waits at most the idle timeout.
 	pc.lr.arm, pc.lr.keep = r.idle, true
 
-	reuse := !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
+	reuse := !resp.Close && resp.StatusCode >= 100 && resp.StatusCode != http.StatusSwitchingProtocols
 	if resp.Body == http.NoBody {
 		pc.release(reuse)
 		return resp, nil

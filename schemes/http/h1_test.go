@@ -474,13 +474,13 @@ func TestH1IdleExpiry(t *testing.T) {
 		io.Copy(io.Discard, c2)
 		closed <- time.Now()
 	}()
-	if pc, _, err := p.get(ctx, "k", false); pc != nil || err != nil {
+	if pc, _, err := p.get(ctx, "k", false, nil); pc != nil || err != nil {
 		t.Fatalf("get of an empty pool = %v, %v", pc, err)
 	}
 	pc := p.newConn("k", c1)
 	take := func(what string) {
 		t.Helper()
-		got, reused, err := p.get(ctx, "k", false)
+		got, reused, err := p.get(ctx, "k", false, nil)
 		if got != pc || !reused || err != nil {
 			t.Fatalf("%s: get = %p, %v, %v; want the idle connection %p", what, got, reused, err, pc)
 		}
@@ -508,7 +508,7 @@ func TestH1IdleExpiry(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the idle connection was not closed")
 	}
-	if got, reused, _ := p.get(ctx, "k", false); got != nil || reused {
+	if got, reused, _ := p.get(ctx, "k", false, nil); got != nil || reused {
 		t.Errorf("get after the expiry = %p, %v; want a slot to dial in", got, reused)
 	}
 }

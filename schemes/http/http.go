@@ -1,11 +1,20 @@
 // Package http implements the http scheme of RFC 1738 §3.3 and its secure
-// variant https, on net/http: GET (HEAD for metadata only) with a
-// User-Agent naming fetch, HTTPS with the system roots or the request's TLS
-// configuration, proxies from the environment (HTTP_PROXY, HTTPS_PROXY,
-// NO_PROXY), Range for resuming, and gzip accepted and decoded. A redirect
-// is reported, not followed: the Resource has its Redirect set, and the
-// fetch.Client follows it. The protocol itself is HTTP/1.1 (RFC 9112) or HTTP/2 (RFC 9113),
-// whichever the server offers.
+// variant https: GET (HEAD for metadata only) with a User-Agent naming
+// fetch, HTTPS with the system roots or the request's TLS configuration,
+// proxies from the environment (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), Range
+// for resuming, and gzip accepted and decoded. A redirect is reported, not
+// followed: the Resource has its Redirect set, and the fetch.Client follows
+// it.
+//
+// Two transports carry the requests. An http URL fetched direct (through no
+// proxy) goes over the package's own HTTP/1.1 client (RFC 9112), which makes
+// the whole exchange on the caller's goroutine and is the only one that
+// pipelines (Handler.Pipeline). Everything else goes through net/http's
+// Transport: https URLs, over HTTP/1.1 or HTTP/2 (RFC 9113), whichever the
+// server offers; requests through a proxy; hosts the own client cannot
+// write as they are (an IDN, an IPv6 zone); and every http URL when
+// Handler.NetHTTP is set. The two frame replies alike: the package's tests
+// run on both.
 package http
 
 import (
@@ -58,6 +67,12 @@ type Handler struct {
 	// is pipelined to no more. A request waits for its turn as long as
 	// the replies before it take to read, within its context.
 	Pipeline int
+	// NetHTTP sends http requests through net/http's Transport too, as
+	// https requests always go, instead of the package's own HTTP/1.1
+	// client. Default (false): the own client, for direct http requests;
+	// it allocates less per request and is the only one that pipelines,
+	// so with NetHTTP set Pipeline has no effect.
+	NetHTTP bool
 	// MaxHeaderBytes bounds the size of a reply's header. Zero means 1 MiB.
 	MaxHeaderBytes int64
 	// Proxy chooses the proxy for a request. Nil means
@@ -142,9 +157,14 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	// Sent only when the body is to stay encoded (Raw, or the request's
 	// own field); otherwise the transport sends it and decodes.
 	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != "" || removed(req.Header, "Accept-Encoding")
-	if u.Scheme == "http" && h.Proxy == nil && plainHost(u.Host) && !envHTTPProxy() {
+	rt, err := h.route(req, u)
+	if err != nil {
+		return nil, err
+	}
+	if rt.direct && !h.NetHTTP {
 		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
 	}
+	proxy := rt.proxy
 	uri := requestURI(u)
 	nu := netURL(u)
 	hreq := &http.Request{
@@ -156,10 +176,6 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		Header:     make(http.Header),
 		Host:       nu.Host,
 	}
-	proxy, perr := h.proxyFunc()(hreq)
-	if u.Scheme == "http" && proxy == nil && perr == nil && plainHost(u.Host) {
-		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
-	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	wd := newWatchdog(cancel)
 	w := hopWaits{wd: wd, cancel: cancel}
@@ -170,7 +186,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		}
 		return method + " " + target + " " + proto
 	}
-	hreq = hreq.WithContext(httptrace.WithClientTrace(withRequest(rctx, req), clientTrace(wd, req, req.Trace, line)))
+	hreq = hreq.WithContext(httptrace.WithClientTrace(withRoute(rctx, rt), clientTrace(wd, req, req.Trace, line)))
 	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
@@ -246,6 +262,10 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 		return nil, err
 	}
 	traceReply(req.Trace, resp)
+	if err := finalError(resp); err != nil {
+		resp.Body.Close() // not drained: what follows is not a reply
+		return fail(err)
+	}
 	storeCookies(req, u, resp)
 
 	var res *fetch.Resource

@@ -229,8 +229,10 @@ func mask(name, value string) string {
 // Plan returns the request line and headers Fetch would send for the
 // request's URL, without connecting: "GET /path HTTP/1.1", then one
 // "Name: value" line per header, credentials shown as "****". When the
-// environment names a proxy for the URL, the lines are those sent to the
-// proxy (an absolute request-target for http, a CONNECT first for https).
+// Client (or, when it chooses none, the environment) names an HTTP proxy
+// for the URL, the lines are those sent to the proxy (an absolute
+// request-target for http, a CONNECT first for https); a SOCKS proxy's
+// handshake is not shown.
 // Redirects cannot be planned: only the first hop is shown.
 func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 	u := req.URL
@@ -247,10 +249,9 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 		offset = 0
 	}
 	var lines []string
-	nu := netURL(u)
-	proxy, err := h.proxyFunc()(&http.Request{URL: nu, Header: http.Header{}})
+	proxy, err := h.planProxy(req)
 	if err != nil {
-		return nil, fetch.Errorf(fetch.Usage, "proxy setting: %v", err)
+		return nil, err
 	}
 	if proxy != nil {
 		if u.Scheme == "https" {

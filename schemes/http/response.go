@@ -34,6 +34,22 @@ func statusLine(resp *http.Response) string {
 	return fetch.Sanitize(resp.Proto + " " + resp.Status)
 }
 
+// finalError returns an error of Kind Protocol for a reply that cannot be
+// the final answer to a GET or HEAD: a status below 100, which no version
+// of HTTP defines (a "099" must not pass for an interim reply, nor for a
+// final one whose body would then be taken as the resource), and 101
+// Switching Protocols, which fetch never asks for (no Upgrade is sent), so
+// that what follows it is not HTTP. It returns nil for any other status.
+func finalError(resp *http.Response) error {
+	switch code := resp.StatusCode; {
+	case code < 100:
+		return fetch.Errorf(fetch.Protocol, "malformed reply: status %03d is below 100 (%s)", code, statusLine(resp))
+	case code == http.StatusSwitchingProtocols:
+		return fetch.Errorf(fetch.Protocol, "the server switched protocols (%s), though no upgrade was asked for", statusLine(resp))
+	}
+	return nil
+}
+
 // statusError returns the error a reply's status means, or nil for a
 // status below 400 other than 304: 304 is NotModified (the answer to a
 // conditional request); 404 and 410 are NotFound; 401, 403 and 407 are

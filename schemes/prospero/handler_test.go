@@ -129,17 +129,18 @@ func TestFetch(t *testing.T) {
 		{hsoname: "/srv/prospero/ver", want: "x  y"},
 		{hsoname: "/srv/prospero/weird", err: fetch.Protocol},
 		// §5 of prospero.md: a directory's links, in the server's order; a
-		// server calling itself LOCALHOST is the one reached over loopback.
+		// server calling itself LOCALHOST is the one reached over loopback;
+		// a directory's URL ends in "/" (CONTRACT §1, --list).
 		{hsoname: "/srv/prospero", kind: fetch.KindDirectory, want: "" +
 			"prospero://" + host + "//srv/prospero/README\n" +
-			"prospero://" + host + "//srv/prospero/pub\n"},
-		{hsoname: "/srv/prospero/pub/docs", kind: fetch.KindDirectory, want: "" +
+			"prospero://" + host + "//srv/prospero/pub/\n"},
+		{hsoname: "/srv/prospero/pub/docs/", kind: fetch.KindDirectory, want: "" +
 			"prospero://" + host + "//srv/prospero/pub/docs/two.txt\n" +
 			"prospero://" + host + "//srv/prospero/pub/docs/one.txt\n"},
 		{hsoname: "/srv/prospero/pub", kind: fetch.KindDirectory, want: "" +
 			"prospero://" + host + "//srv/prospero/pub/big.txt\n" +
 			"prospero://" + host + "//srv/prospero/pub/huge.txt\n" +
-			"prospero://" + host + "//srv/prospero/pub/docs\n" +
+			"prospero://" + host + "//srv/prospero/pub/docs/\n" +
 			"prospero://far.example.org//x%20y%3Bz;OBJECT-VERSION=3\n" +
 			"prospero://far.example.org:999//odd\n"},
 		{hsoname: "/srv/prospero/nope", err: fetch.NotFound},
