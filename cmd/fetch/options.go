@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -49,6 +50,9 @@ type config struct {
 	etagSave         string        // --etag-save FILE
 	etagCompare      string        // --etag-compare FILE
 	remoteHeaderName bool          // -J
+	traceFile        string        // --trace FILE
+	traceTime        bool          // --trace-time
+	traceW           io.Writer     // where the protocol trace goes (openTrace); nil for none
 	portOK           bool
 	policy           fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
 	netrc            bool
@@ -96,6 +100,7 @@ var (
 		generalOptions,
 		transferOptions,
 		condOptions,
+		traceOptions,
 		policyOptions,
 		netOptions,
 		warcOptions,

@@ -97,6 +97,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 2
 		}
 	}
+	traceW, closeTrace, err := openTrace(c, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "fetch: --trace: %v\n", err)
+		return 2
+	}
+	defer closeTrace()
+	c.traceW = traceW
 	c.warc.prepare(&c.schemes)
 	client, err := newClient(c, stderr)
 	if err != nil {
@@ -123,9 +130,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if c.retry > 0 && !c.head && !c.menu {
 		env.resume = &resumer{files: map[int]*partial{}, out: map[int]int64{}}
 	}
-	if c.verbose && c.parallel > 1 && many {
+	if c.traceW != nil && c.parallel > 1 && many {
 		// Parallel traces interleave: each line names its URL's number.
-		env.trace = fetch.NewTrace(stderr)
+		env.trace = fetch.NewTrace(c.traceW)
 	}
 	if c.hasData {
 		msg, err := env.message()
@@ -166,9 +173,7 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 		MaxRedirects:   c.maxRedirs,
 	}
 	cl.Policy.AllowPortOverride = c.portOK
-	if c.verbose {
-		cl.Trace = stderr
-	}
+	cl.Trace = c.traceW // -v, --trace
 	if c.insecure || c.cacert != "" {
 		tc := &tls.Config{InsecureSkipVerify: c.insecure}
 		if c.cacert != "" {
