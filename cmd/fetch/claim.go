@@ -14,7 +14,7 @@ import (
 // -O URLs with one last segment): the later one would silently overwrite
 // the earlier. The same URL's retries claim its file again, as theirs.
 func (e *runEnv) claim(i int, u *url.URL, dir, name string) error {
-	if name == "" || e.cfg.output != "" && !e.src.keepValues {
+	if name == "" || e.cfg.output != "" && !e.src.keepValues && e.src.outputFor(i) == "" {
 		return nil // stdout, or the one file of -o
 	}
 	if dir != "" {

@@ -51,6 +51,8 @@ type config struct {
 	etagCompare      string        // --etag-compare FILE
 	remoteHeaderName bool          // -J
 	traceFile        string        // --trace FILE
+	configFiles      []string      // --config
+	noRC             bool          // -q
 	traceTime        bool          // --trace-time
 	traceW           io.Writer     // where the protocol trace goes (openTrace); nil for none
 	portOK           bool
@@ -101,6 +103,7 @@ var (
 		transferOptions,
 		condOptions,
 		traceOptions,
+		configOptions,
 		policyOptions,
 		netOptions,
 		warcOptions,
@@ -163,7 +166,7 @@ var generalOptions = []option{
 		set: func(c *config, _ string) error { c.createDirs = true; return nil }},
 	{long: "globoff", short: 'g', help: "take [ ] { } in URLs as they are, not as curl's globs ([1-100], [001-100:10], [a-z], {a,b,c}; #1 in -o)",
 		set: func(c *config, _ string) error { c.globOff = true; return nil }},
-	{long: "input-file", short: 'K', arg: "FILE", help: "read URLs one a line from FILE (- for stdin); blank lines and # comments skipped",
+	{long: "input-file", short: 'K', arg: "FILE", help: "read URLs one a line from FILE (- for stdin), and curl's config syntax: options first (name = value, --name value), url = \"...\", output = FILE after its URL; blank lines and # comments skipped",
 		set: func(c *config, v string) error { c.inputFiles = append(c.inputFiles, v); return nil }},
 	{long: "parallel", arg: "N", help: "up to N transfers at once (default 1)",
 		set: func(c *config, v string) (err error) { c.parallel, err = positive(v); return }},
@@ -242,17 +245,14 @@ func (e *usageError) Error() string { return e.msg }
 // may be combined (-sS), a short option's argument may be attached (-ofile)
 // or follow, long options take --name VALUE or --name=VALUE, and "--" ends
 // the options.
-func parseArgs(args []string) (*config, error) {
-	c := &config{parallel: 1, perHost: 2}
-	opts := allOptions()
-	byLong := map[string]*option{}
-	byShort := map[byte]*option{}
-	for i := range opts {
-		byLong[opts[i].long] = &opts[i]
-		if opts[i].short != 0 {
-			byShort[opts[i].short] = &opts[i]
-		}
-	}
+func parseArgs(args []string) (*config, error) { return parseArgsOnto(newConfig(), args) }
+
+// newConfig returns the configuration before any option.
+func newConfig() *config { return &config{parallel: 1, perHost: 2} }
+
+// parseArgsOnto is parseArgs over c, which config files may have set.
+func parseArgsOnto(c *config, args []string) (*config, error) {
+	byLong, byShort := optionIndex()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {

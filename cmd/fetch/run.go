@@ -45,7 +45,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "fetch %s\n", version)
 		return 0
 	}
-	src, err := openSource(c.urls, c.inputFiles, stdin, c.globOff)
+	c, kfiles, closeK, err := loadConfig(args, c, stdin)
+	defer closeK()
+	if err != nil {
+		fmt.Fprintf(stderr, "fetch: %v\n", err)
+		return 2
+	}
+	src, err := openSource(c.urls, kfiles, c.globOff)
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch: %v\n", err)
 		if errors.Is(err, fetch.Malformed) {
@@ -53,7 +59,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return 2
 	}
-	defer src.Close()
 	src.keepValues = strings.Contains(c.output, "#")
 	first, urls, stop := peek(src.all(), 2)
 	defer stop()

@@ -335,6 +335,9 @@ func (e *runEnv) plans(urls iter.Seq[string]) int {
 // name, in --output-dir, dir; "" for stdout. The two are left apart, for a
 // caller that only looks, to join.
 func (e *runEnv) outputName(i int, u *url.URL) (dir, name string, err error) {
+	if o := e.src.outputFor(i); o != "" {
+		return "", o, nil // a -K file's output line
+	}
 	if e.cfg.output != "" {
 		return "", globName(e.cfg.output, e.src.globValues(i)), nil
 	}
