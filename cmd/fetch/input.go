@@ -141,7 +141,6 @@ func redactInput(raw string) string {
 	return scheme + "://" + rest[:colon] + ":****" + rest[at:]
 }
 
-
 // peek returns the first n URLs of seq and a sequence that yields them and
 // then the rest, so the run can know whether there are none, one or more
 // without reading the whole list.
