@@ -30,6 +30,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runParse(args[1:], stdout, stderr)
 		case "enqueue", "worker", "results":
 			return handOver(ctx, args, stdin, stdout, stderr)
+		case "completion":
+			return runCompletion(args[1:], stdout, stderr)
+		case "man":
+			writeMan(stdout)
+			return 0
 		}
 	}
 	c, err := parseArgs(args)

@@ -7,14 +7,6 @@ import (
 	"time"
 )
 
-// traceOptions are the options of the protocol trace beside -v.
-var traceOptions = []option{
-	{long: "trace", arg: "FILE", help: "write the protocol trace of -v to FILE (- for stdout) rather than stderr",
-		set: func(c *config, v string) error { c.traceFile = v; return nil }},
-	{long: "trace-time", help: "begin each line of the protocol trace with the time of day (HH:MM:SS.micros)",
-		set: func(c *config, _ string) error { c.traceTime = true; return nil }},
-}
-
 // openTrace returns where the protocol trace goes, nil for none: stderr
 // with -v, or --trace's FILE, each line stamped with the time with
 // --trace-time. close closes a file it opened.
