@@ -142,7 +142,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if c.traceW != nil && c.parallel > 1 && many {
 		// Parallel traces interleave: each line names its URL's number.
-		env.trace = fetch.NewTrace(c.traceW)
+		env.trace = client.Trace // one lock for every line
 	}
 	if c.hasData {
 		msg, err := env.message()
@@ -183,7 +183,9 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 		MaxRedirects:   c.maxRedirs,
 	}
 	cl.Policy.AllowPortOverride = c.portOK
-	cl.Trace = c.traceW // -v, --trace
+	if c.traceW != nil {
+		cl.Trace = fetch.NewTrace(c.traceW) // -v, --trace
+	}
 	if c.insecure || c.cacert != "" {
 		tc := &tls.Config{InsecureSkipVerify: c.insecure}
 		if c.cacert != "" {
