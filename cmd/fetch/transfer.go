@@ -47,6 +47,9 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	if !e.cfg.timeCond.IsZero() && !e.cfg.timeCondBefore {
 		req.IfModifiedSince = e.cfg.timeCond
 	}
+	// -R and -z -DATE need the time where a protocol tells it only when
+	// asked (FTP's MDTM).
+	req.WantModTime = e.cfg.remoteTime || e.cfg.timeCondBefore
 	if e.etag != "" {
 		if req.Header == nil {
 			req.Header = make(http.Header)
