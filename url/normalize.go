@@ -9,10 +9,13 @@ import "strings"
 //
 //   - The scheme is lower case (§2.1: upper and lower case letters are
 //     equivalent in scheme names; the parser already lower-cases it).
+//
 //   - The host is lower case (§3.1: a fully qualified domain name, and
 //     domain names ignore case, RFC 1034 §3.1).
+//
 //   - A port equal to the scheme's default port is dropped (§3.1: an
 //     omitted port is the default port).
+//
 //   - An escape of an unreserved character is decoded (§2.2: characters
 //     that need no encoding may be encoded "as long as they are not being
 //     used for a reserved purpose", and unreserved ones never are), and
@@ -23,15 +26,20 @@ import "strings"
 //     acknowledges by making them reserved. In gopher URLs the reserved
 //     characters are decoded too: the type and selector are decoded whole
 //     and only TAB (%09, always encoded) separates anything (§3.4).
+//
 //   - Every known scheme with the "//" syntax ends its host and port with
 //     "/" (§3.1: "/<url-path>" may be omitted, so "http://h" is
 //     "http://h/", §3.3); for http, "http://h?q" is "http://h/?q".
+//
 //   - A gopher URL with an empty path gets the type "1" it defaults to
 //     (§3.4): "gopher://h", "gopher://h/" and "gopher://h/1" are one URL.
+//
 //   - An FTP typecode is lower case (§3.2.2's typecode takes "A" or "a");
 //     ";type=" is kept, since it changes what is transferred.
+//
 //   - A file URL's host "localhost" is the empty host (§3.10: both name
 //     the machine the URL is interpreted on).
+//
 //   - The fragment is dropped: it is not part of the URL (RFC 1738's
 //     appendix; the lenient parser keeps it for display).
 //
