@@ -21,7 +21,7 @@ need_pkgs python3
 trap 'bash "$root/integration_test/servers/nats.sh" stop; bash "$root/integration_test/servers/http.sh" stop' EXIT
 bash "$root/integration_test/servers/http.sh" start
 source "$IT_DIR/http.env"
-(cd "$root" && go build -o "$IT_DIR/bin/fetch" ./cmd/fetch)
+(cd "$root" && go build -o "$IT_DIR/bin/" ./cmd/fetch ./queue/cmd/fetch-queue)
 fetch=$IT_DIR/bin/fetch
 
 # JOBS small files, 1 KiB each, in the nginx root.

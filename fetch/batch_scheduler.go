@@ -350,6 +350,7 @@ func (s *scheduler) deliver(j *job) error {
 // work makes the attempts at one URL and delivers the outcome.
 func (s *scheduler) work(j *job) error {
 	r := j.r
+	start := time.Now()
 	for {
 		req, err := s.attempt(r)
 		if err == nil {
@@ -359,7 +360,7 @@ func (s *scheduler) work(j *job) error {
 			err = canceled(s.ctx, err)
 		}
 		var nr noRetry
-		wait, again := s.b.Retry.Wait(req, r.Attempt+1, err)
+		wait, again := s.b.Retry.WaitAfter(req, r.Attempt+1, err, time.Since(start))
 		if errors.As(err, &nr) || s.ctx.Err() != nil || !again {
 			j.err = err
 			r.Err = err

@@ -50,6 +50,14 @@ func (b *body) Close() error {
 	return b.cerr
 }
 
+// Unwrap returns the handler's own Body, so that what it offers beyond
+// io.ReadCloser (a telnet Session's SetWindowSize, a Prospero directory's
+// entries) stays reachable through the Client's wrapper, as
+// http.ResponseController reaches a ResponseWriter's methods. Read and
+// Close the wrapper still: it names the URL in errors and releases the
+// host's slot.
+func (b *body) Unwrap() io.ReadCloser { return b.rc }
+
 // WriteTo lets io.Copy use the handler body's own WriteTo (e.g. a file's
 // sendfile path) while keeping error decoration.
 func (b *body) WriteTo(w io.Writer) (int64, error) {

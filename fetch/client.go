@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -52,6 +54,55 @@ type Client struct {
 	// judge the addresses before any connection is made. Nil means
 	// net.DefaultResolver.
 	Resolver Resolver
+	// Proxy, when set, chooses the proxy through which each request's
+	// connections are made (see ProxyAll, ProxyFromEnvironment): every
+	// TCP connection of every scheme, FTP's data connections included,
+	// goes through it as a SOCKS5 CONNECT or an HTTP CONNECT tunnel; HTTP
+	// sends an http URL's request to an HTTP proxy in absolute form.
+	// Nil means no proxy, except that the HTTP handler then keeps to its
+	// own (by default the environment's HTTP_PROXY, HTTPS_PROXY and
+	// NO_PROXY). UDP (Prospero) cannot go through a proxy and fails
+	// with Kind Unsupported.
+	Proxy ProxyFunc
+	// IPVersion, when 4 or 6, restricts every connection to IPv4 or
+	// IPv6 addresses. Zero means both.
+	IPVersion int
+	// Resolve gives the addresses to use for a "host:port" (or
+	// "host:*", any port) instead of resolving host: curl's --resolve.
+	// The policy judges them as it judges resolved ones.
+	Resolve map[string][]netip.Addr
+	// ConnectTo maps a "host:port" to the "host:port" connected to in
+	// its place, the URL (the Host field, the TLS server name) unchanged:
+	// curl's --connect-to. A key "host:" matches any port, ":port" any
+	// host, and ":" every address; an empty host or port in the value
+	// keeps the original's.
+	ConnectTo map[string]string
+	// FallbackDelay is how long a connection attempt to one of a name's
+	// addresses runs before the next address is tried beside it (Happy
+	// Eyeballs, RFC 8305: IPv6 first, the families interleaved). Zero
+	// means DefaultFallbackDelay; a negative value tries the addresses
+	// one after another.
+	FallbackDelay time.Duration
+	// MaxRedirects is the number of redirects and referrals Do and List
+	// follow for one request. Zero means 10; a negative value follows
+	// none. A hop beyond the limit fails with Kind Protocol, naming the
+	// limit and the target.
+	MaxRedirects int
+	// CheckRedirect, when set, is called before each redirect or referral
+	// is followed. next is the request the hop will make (its URL is the
+	// target); via holds the Resources that led to it, the first first,
+	// the last being the redirect just received, its Body still open and
+	// readable. An error stops the fetch: the Client closes the last
+	// Body and returns the error, as an *Error naming the URL that
+	// redirected; ErrUseLastResponse instead makes Do return the last
+	// redirect itself, its Body open, with the earlier ones in Via. The
+	// hop limit, the Policy and the hop rules apply whatever it says.
+	CheckRedirect func(next *Request, via []*Resource) error
+	// Jar keeps cookies for the schemes that carry them (HTTP), for
+	// requests whose own Jar is nil: each exchange sends the jar's
+	// cookies and stores those its reply sets, so a cookie set by a
+	// redirect goes with the next hop. Nil keeps none.
+	Jar http.CookieJar
 
 	mu       sync.Mutex
 	handlers map[string]Handler
@@ -124,14 +175,41 @@ func redactedInput(err error, raw string) string {
 // Do fetches one request. It checks the policy, waits for a per-host slot,
 // and calls the handler with a copy of req whose zero fields it has filled
 // from the Client's settings: Do never modifies req, which may be reused
-// or given to another Client. Every error is an *Error naming the redacted
-// URL; errors read from the Body are too. The slot is released when the
-// Body is closed.
+// or given to another Client. When the handler answers with a redirect or
+// a referral, Do follows it (see MaxRedirects and CheckRedirect) and
+// returns the resource at its end, with the hops in Via. Every error is an
+// *Error naming the redacted URL; errors read from the Body are too. The
+// slot is released when the Body is closed.
 func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	h, cl, err := c.prepare("fetch", req)
 	if err != nil {
 		return nil, err
 	}
+	res, err := c.once(ctx, h, cl)
+	if err != nil || res.Redirect == nil {
+		return res, err
+	}
+	hops := hops{op: "fetch"}
+	for {
+		var next *Request
+		next, err = hops.next(c, &cl.r, res)
+		if err != nil || next == nil {
+			return hops.end(res, err)
+		}
+		h, cl, err = c.prepare("fetch", next)
+		if err != nil {
+			return hops.end(nil, err)
+		}
+		if res, err = c.once(ctx, h, cl); err != nil || res.Redirect == nil {
+			return hops.end(res, err)
+		}
+	}
+}
+
+// once makes the one exchange of cl's request with h: it takes the
+// request's per-host slot, calls the handler, and wraps the Body so that
+// closing it releases the slot.
+func (c *Client) once(ctx context.Context, h Handler, cl *call) (*Resource, error) {
 	r := &cl.r
 	slot, err := c.hold(ctx, h, cl)
 	if err != nil {
@@ -149,18 +227,46 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	if res.URL == nil {
 		res.URL = r.URL
 	}
+	res.FromPublic = res.FromPublic || r.chain.reachedPublic()
 	res.Body = wrapBody(res.Body, slot, c, r.URL)
 	return res, nil
 }
 
 // List lists the directory, menu or group req names, through the
-// handler's Lister, with the same policy, defaults and per-host slot as
-// Do; the slot is released when the Listing is closed.
+// handler's Lister, with the same policy, defaults, per-host slot and
+// following of redirects and referrals as Do; the slot is released when
+// the Listing is closed.
 func (c *Client) List(ctx context.Context, req *Request) (*Listing, error) {
 	h, cl, err := c.prepare("list", req)
 	if err != nil {
 		return nil, err
 	}
+	hops := hops{op: "list"}
+	for {
+		l, err := c.listOnce(ctx, h, cl)
+		if err != nil || l.redirect == nil {
+			_, err = hops.end(nil, err)
+			return l, err
+		}
+		res := *l.redirect
+		res.Body = listingBody{l} // closing the redirect closes the Listing, and frees its slot
+		next, err := hops.next(c, &cl.r, &res)
+		if err != nil || next == nil {
+			if err == nil {
+				err = c.decorate("list", res.URL, Errorf(Unsupported, "the listing of %s is a redirect to %s, which CheckRedirect left unfollowed", res.URL.Redacted(), res.Redirect.Redacted()))
+			}
+			hops.end(nil, nil)
+			l.Close()
+			return nil, err
+		}
+		if h, cl, err = c.prepare("list", next); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// listOnce makes the one exchange of a listing, as once does for Do.
+func (c *Client) listOnce(ctx context.Context, h Handler, cl *call) (*Listing, error) {
 	r := &cl.r
 	lh, ok := h.(Lister)
 	if !ok {
@@ -182,6 +288,9 @@ func (c *Client) List(ctx context.Context, req *Request) (*Listing, error) {
 	u := r.URL
 	l.decorate = func(op string, err error) error { return c.decorate(op, u, err) }
 	l.release = slot.release
+	if l.redirect != nil && l.redirect.URL == nil {
+		l.redirect.URL = u
+	}
 	return l, nil
 }
 
@@ -252,6 +361,9 @@ func (c *Client) prepare(op string, req *Request) (Handler, *call, error) {
 	if r.TLS == nil {
 		r.TLS = c.TLS
 	}
+	if r.Jar == nil {
+		r.Jar = c.Jar
+	}
 	if r.Trace == nil {
 		c.mu.Lock()
 		if c.trace == nil && c.Trace != nil {
@@ -263,6 +375,7 @@ func (c *Client) prepare(op string, req *Request) (Handler, *call, error) {
 	r.policy = c.Policy
 	r.dialer = c.DialContext
 	r.resolver = c.Resolver
+	r.net = c.netOpts()
 	if r.chain == nil {
 		r.chain = &cl.chain
 	}

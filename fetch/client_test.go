@@ -313,7 +313,7 @@ func TestClientBodyWriter(t *testing.T) {
 	res.Body.Close()
 }
 
-// A hop fetched through the Client takes a slot for the host it goes to.
+// A hop the Client follows takes a slot for the host it goes to.
 // Two transfers that redirect into each other's hosts, with one slot per
 // host, both finish: a hop frees the slot of the request it leaves, so
 // neither waits for the other's.
@@ -330,7 +330,7 @@ func TestClientCrossedHopsDoNotDeadlock(t *testing.T) {
 		both.Done()
 		both.Wait()
 		other := map[string]string{"a.example": "b.example", "b.example": "a.example"}[req.URL.Host]
-		return c.Do(ctx, req.Follow(&url.URL{Scheme: "ftp", Host: other, Path: "f"}))
+		return &Resource{Redirect: &url.URL{Scheme: "ftp", Host: other, Path: "f"}, Body: NoBody}, nil
 	}))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -355,7 +355,7 @@ func TestClientHopTakesSlot(t *testing.T) {
 	c := &Client{PerHost: 1}
 	c.Register("ftp", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
 		if req.URL.Host == "first.example" {
-			return c.Do(ctx, req.Follow(&url.URL{Scheme: "ftp", Host: "second.example", Path: "f"}))
+			return &Resource{Redirect: &url.URL{Scheme: "ftp", Host: "second.example", Path: "f"}, Body: NoBody}, nil
 		}
 		return &Resource{Size: 0, Body: NoBody}, nil
 	}))

@@ -14,9 +14,10 @@ import (
 // is done, every call fails at once with the context's cause.
 type Conn struct {
 	net.Conn
-	idle  time.Duration
-	cause atomic.Pointer[error]
-	until time.Time // SetReadLimit's bound on reads, zero for none
+	idle   time.Duration
+	cause  atomic.Pointer[error]
+	until  time.Time     // SetReplyTimeout's bound on reads, zero for none
+	within time.Duration // the length of that bound, for its error
 }
 
 // NewConn wraps c so that each Read and Write waits at most idle (zero
@@ -49,13 +50,38 @@ func (c *Conn) dead() error {
 	return nil
 }
 
-// SetReadLimit bounds the reads that follow by t, until it is called
-// again: each Read's deadline is the idle timeout from its start or t,
-// whichever comes first, so that a reply that must arrive whole within a
-// time cannot take longer by spacing its bytes. The zero Time lifts the
-// bound. Only the goroutine that reads may call it. A Read that t ends
-// fails as a deadline does (os.ErrDeadlineExceeded).
-func (c *Conn) SetReadLimit(t time.Time) { c.until = t }
+// SetReplyTimeout bounds the reads that follow by d in all, counted from
+// now, until it is called again: each Read's deadline is the idle timeout
+// from its start or the bound, whichever comes first, so that a reply
+// that must arrive whole within d cannot take longer by spacing its bytes.
+// A Read the bound ends fails with an error of Kind Timeout saying that no
+// whole reply came within d (it matches ErrReplyTimeout and wraps
+// context.DeadlineExceeded). Zero
+// lifts the bound. Only the goroutine that reads may call it; it does
+// not allocate.
+func (c *Conn) SetReplyTimeout(d time.Duration) {
+	if d <= 0 {
+		c.until, c.within = time.Time{}, 0
+		return
+	}
+	c.until, c.within = time.Now().Add(d), d
+}
+
+// ErrReplyTimeout matches, with errors.Is, the error of a Read that a
+// Conn's SetReplyTimeout ended.
+var ErrReplyTimeout = errors.New("no whole reply in time")
+
+// replyTimeout is the cause of a reply that did not arrive whole within
+// its SetReplyTimeout.
+type replyTimeout struct{ d time.Duration }
+
+func (e *replyTimeout) Error() string { return "no whole reply within " + e.d.String() }
+
+// Is matches ErrReplyTimeout.
+func (e *replyTimeout) Is(target error) bool { return target == ErrReplyTimeout }
+
+// Unwrap makes the cause a deadline.
+func (e *replyTimeout) Unwrap() error { return context.DeadlineExceeded }
 
 func (c *Conn) arm(set func(time.Time) error, until time.Time) error {
 	if err := c.dead(); err != nil {
@@ -79,9 +105,11 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := c.Conn.Read(p)
-	if err != nil {
-		if d := c.dead(); d != nil && errors.Is(err, errDeadline) {
+	if err != nil && errors.Is(err, errDeadline) {
+		if d := c.dead(); d != nil {
 			err = d
+		} else if !c.until.IsZero() && !time.Now().Before(c.until) {
+			err = &Error{Kind: Timeout, Err: &replyTimeout{d: c.within}}
 		}
 	}
 	return n, err

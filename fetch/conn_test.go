@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
 	"testing"
 	"time"
 )
@@ -73,10 +72,11 @@ func TestDialRefused(t *testing.T) {
 	}
 }
 
-// TestConnReadLimit: with SetReadLimit, reads from a server that sends a
-// byte every 20 ms (each well within the idle timeout) fail once the
-// limit has passed, and reads go on after the limit is lifted.
-func TestConnReadLimit(t *testing.T) {
+// TestConnReplyTimeout: with SetReplyTimeout, reads from a server that
+// sends a byte every 20 ms (each well within the idle timeout) fail once
+// the bound has passed, as a Timeout naming it, and reads go on after the
+// bound is lifted.
+func TestConnReplyTimeout(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -107,14 +107,14 @@ func TestConnReadLimit(t *testing.T) {
 	}
 	defer c.Close()
 	start := time.Now()
-	c.SetReadLimit(start.Add(200 * time.Millisecond))
+	c.SetReplyTimeout(200 * time.Millisecond)
 	n := 0
 	for {
 		m, err := c.Read(make([]byte, 1))
 		n += m
 		if err != nil {
-			if !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Fatalf("Read past the limit = %v, want os.ErrDeadlineExceeded", err)
+			if !errors.Is(err, Timeout) || !errors.Is(err, ErrReplyTimeout) || !errors.Is(err, context.DeadlineExceeded) || err.Error() != "timeout: no whole reply within 200ms" {
+				t.Fatalf("Read past the bound = %v, want a Timeout: no whole reply within 200ms", err)
 			}
 			break
 		}
@@ -125,7 +125,7 @@ func TestConnReadLimit(t *testing.T) {
 	if d := time.Since(start); d < 200*time.Millisecond {
 		t.Errorf("Read failed after %v, before the limit of 200ms", d)
 	}
-	c.SetReadLimit(time.Time{})
+	c.SetReplyTimeout(0)
 	if _, err := c.Read(make([]byte, 1)); err != nil {
 		t.Errorf("Read after the limit was lifted = %v, want a byte", err)
 	}

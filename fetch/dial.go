@@ -16,8 +16,8 @@ type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-// chain is what the requests of one fetch (the request, and the hops it
-// leads to through Request.Follow) share: whether any of their dials
+// chain is what the requests of one fetch (the request, and the hops the
+// Client follows from it) share: whether any of their dials
 // reached a public address, for the hop rule.
 type chain struct {
 	mu     sync.Mutex
@@ -69,12 +69,24 @@ func (r *Request) Dial(ctx context.Context, network, addr string) (*Conn, error)
 //     address, a private one is refused even without DenyPrivate: a public
 //     server cannot send us to the inside.
 //
+// Before all this, Client.ConnectTo may put another address in addr's
+// place; Client.Resolve may answer for the resolver, and Client.IPVersion
+// narrows the addresses to one family. When Client.Proxy names a proxy
+// for the request's URL, the connection is a tunnel through it (see
+// Client.Proxy): the proxy's addresses are judged as above (its port is
+// the user's choice and not held to the port rule), and the target's too
+// when it is an IP address or, with socks5, resolved here; a name a
+// socks5h or HTTP proxy resolves is out of the policy's sight.
+//
 // The connection is made by Client.DialContext to the resolved "ip:port",
-// else by a net.Dialer; the addresses of a name are tried in turn. A
-// refusal is an *Error of Kind Refused; a failure is Connect, Timeout or
-// Canceled. A Request not passed through a Client is held to the zero
-// Policy and dials with a net.Dialer.
+// else by a net.Dialer. The addresses of a name race as RFC 8305 (Happy
+// Eyeballs) says: IPv6 first, the families interleaved, the next attempt
+// started when one fails or after Client.FallbackDelay (250 ms), the first
+// connection made winning. A refusal is an *Error of Kind Refused; a
+// failure is Connect, Timeout or Canceled. A Request not passed through a
+// Client is held to the zero Policy and dials with a net.Dialer.
 func (r *Request) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	addr = r.net.target(addr)
 	host, portText, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, &Error{Kind: Usage, Err: err}
@@ -90,43 +102,48 @@ func (r *Request) DialContext(ctx context.Context, network, addr string) (net.Co
 	if err := r.policy.checkPort(scheme, port); err != nil {
 		return nil, err
 	}
+	network = r.net.family(network)
 	timeout := r.EffectiveConnectTimeout()
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, &Error{Kind: Timeout, Err: &noAnswer{addr, timeout}})
 	defer cancel()
-	ips, err := r.resolve(ctx, network, host)
+	p, _, err := r.Proxy()
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		return r.dialProxy(ctx, network, addr, p)
+	}
+	d, err := r.dialHost(ctx, network, host, portText)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// dialHost resolves host, judges every address by the policy, and
+// connects to one of them on port (see dialAddrs). ctx bounds it all.
+func (r *Request) dialHost(ctx context.Context, network, host, portText string) (*dialed, error) {
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, Errorf(Usage, "address %s: the port is not a number from 0 to 65535", net.JoinHostPort(host, portText))
+	}
+	ips, err := r.resolve(ctx, network, host, portText)
 	if err != nil {
 		return nil, dialError(ctx, err)
 	}
+	r.Timing.looked()
 	for _, a := range ips {
 		if err := r.allowed(host, a); err != nil {
 			return nil, err
 		}
 	}
-	dial := r.dialer
-	if dial == nil {
-		var d net.Dialer
-		dial = d.DialContext
+	c, a, err := r.dialAddrs(ctx, network, ips, uint16(port))
+	if err != nil {
+		return nil, dialError(ctx, err)
 	}
-	var first error
-	for i, a := range ips {
-		actx, acancel := ctx, context.CancelFunc(func() {})
-		if left := len(ips) - i; left > 1 {
-			actx, acancel = context.WithDeadline(ctx, share(ctx, left))
-		}
-		c, err := dial(actx, network, netip.AddrPortFrom(a, uint16(port)).String())
-		acancel()
-		if err == nil {
-			r.chain.dialed(a)
-			return &dialed{Conn: c, addr: a, host: host}, nil
-		}
-		if first == nil {
-			first = err
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	return nil, dialError(ctx, first)
+	r.chain.dialed(a)
+	r.Timing.connected()
+	return &dialed{Conn: c, addr: a, host: host}, nil
 }
 
 // dialed is a connection DialContext made: it remembers the address the
@@ -135,6 +152,11 @@ type dialed struct {
 	net.Conn
 	addr netip.Addr
 	host string
+	// tunnel marks a connection through a proxy: Conn is the tunnel,
+	// and addr the target's address when it was resolved here, else
+	// (named) the proxy's, the proxy having resolved host.
+	tunnel bool
+	named  bool
 }
 
 // NetConn returns the connection the dialer made, as (*tls.Conn).NetConn
@@ -199,9 +221,12 @@ func share(ctx context.Context, left int) time.Time {
 
 // resolve returns host's addresses: host itself when it is an IP address,
 // else the resolver's answer.
-func (r *Request) resolve(ctx context.Context, network, host string) ([]netip.Addr, error) {
+func (r *Request) resolve(ctx context.Context, network, host, port string) ([]netip.Addr, error) {
+	if ips := r.net.resolved(host, port); ips != nil {
+		return onlyFamily(network, host, ips)
+	}
 	if a, err := netip.ParseAddr(host); err == nil {
-		return []netip.Addr{a}, nil
+		return onlyFamily(network, host, []netip.Addr{a})
 	}
 	ipnet := "ip"
 	switch network {
@@ -229,7 +254,7 @@ func (r *Request) allowed(host string, a netip.Addr) error {
 	if r.policy.DenyPrivate {
 		return Errorf(Refused, "%s is a private, loopback, link-local or multicast address", addrText(host, a))
 	}
-	if r.chain.reachedPublic() {
+	if r.FromPublic || r.chain.reachedPublic() {
 		return Errorf(Refused, "%s is a private address, reached from a public one", addrText(host, a))
 	}
 	return nil

@@ -189,10 +189,9 @@ func TestDialHopRule(t *testing.T) {
 	n.serve(t, "198.51.100.7:8080", "other")
 	n.serve(t, "192.168.1.1:8080", "private")
 
-	var c *Client
-	// The handler reads its server's answer, then, for /hop/X, fetches X
-	// as a hop through the Client, as an HTTP redirect would.
-	c = testClient(n, HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+	// The handler reads its server's answer, then, for /hop/X, redirects
+	// to X, as an HTTP server would.
+	c := testClient(n, HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
 		conn, err := req.Dial(ctx, "tcp", req.URL.HostPort())
 		if err != nil {
 			return nil, err
@@ -204,7 +203,7 @@ func TestDialHopRule(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return c.Do(ctx, req.Follow(u))
+			return &Resource{Redirect: u, Body: NoBody}, nil
 		}
 		return &Resource{Size: 0, Body: NoBody}, nil
 	}))
@@ -296,6 +295,16 @@ func TestIsPrivate(t *testing.T) {
 		"::ffff:127.0.0.1": true, "::ffff:10.0.0.1": true, "::ffff:169.254.169.254": true,
 		"192.0.2.1": false, "8.8.8.8": false, "172.32.0.1": false, "2001:db8::1": false,
 		"::ffff:8.8.8.8": false,
+		// IPv6 forms that carry an IPv4 address: judged by that address.
+		"::127.0.0.1": true, "::10.1.2.3": true, "::8.8.8.8": false,
+		"64:ff9b::7f00:1": true, "64:ff9b::a9fe:a9fe": true, "64:ff9b::808:808": false,
+		"64:ff9b:1:7f00:0:100::": true, "64:ff9b:1:808:8:800::": false,
+		"2002:7f00:1::1": true, "2002:c0a8:101::1": true, "2002:808:808::1": false,
+		"2001:0:4136:e378:8000:63bf:80ff:fffe": true, "2001:0:4136:e378:8000:63bf:f7f7:f7f7": false,
+		// Carrier-grade NAT, reserved, broadcast, site-local, discard-only.
+		"100.64.0.1": true, "100.127.255.254": true, "100.128.0.1": false, "100.63.255.255": false,
+		"192.0.0.8": true, "240.0.0.1": true, "255.255.255.255": true,
+		"fec0::1": true, "100::1": true,
 	} {
 		if got := isPrivate(netip.MustParseAddr(s)); got != want {
 			t.Errorf("isPrivate(%s) = %v, want %v", s, got, want)
@@ -335,7 +344,7 @@ func TestCheckReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	pc.Close()
-	hop := pub.Follow(mustParse(t, "http://inside.test:8080/"))
+	hop := pub.follow(mustParse(t, "http://inside.test:8080/"))
 	if err := hop.CheckReuse(conn); !errors.Is(err, Refused) {
 		t.Errorf("reuse by a hop from a public address: %v, want Refused", err)
 	}

@@ -13,6 +13,19 @@
 // implement Lister. Client.Plan states the protocol lines a request means
 // without connecting. Client.Do never modifies the Request it is given.
 //
+// # Redirects and referrals
+//
+// A handler performs one exchange. When the server answers that the
+// resource is elsewhere (an HTTP 3xx with a Location, a Prospero
+// referral), the handler returns a Resource whose Redirect names the
+// target, and the Client follows it, in one place for every scheme: each
+// hop passes the Policy, takes a per-host slot of its own host, carries
+// the first request's credentials only back to the same host and scheme,
+// and dials under the hop rule; a network resource never leads to a file:
+// URL, nor to a scheme that names no data object. Client.MaxRedirects
+// bounds the hops, Client.CheckRedirect may inspect or stop each one, and
+// the final Resource lists the hops it came through in Via.
+//
 // # Failures
 //
 // Every error a Client returns is an *Error naming the URL (its password
@@ -28,15 +41,14 @@
 // reaching a protocol line; another protocol's port), schemes outside
 // Policy.Schemes, and, at dial time, private addresses with
 // Policy.DenyPrivate, or a hop from a public address to a private one
-// without it. Every connection is made through Request.Dial or
+// without it (or for a request marked FromPublic). Every connection is made through Request.Dial or
 // Request.DialContext, which apply the Policy and use Client.DialContext
 // and Client.Resolver when set: that is where a program adds a proxy or a
 // test network. A pooled connection is judged again, by
 // Request.CheckReuse, before it is reused. At most Client.PerHost transfers
 // to one address run at once; a handler that knows the address a URL
-// without a host will dial says so as an Addresser, and hops (redirects,
-// referrals) made with Request.Follow and fetched through Client.Do take a
-// slot for their own host.
+// without a host will dial says so as an Addresser, and each hop the
+// Client follows gives up its slot before it takes one for its own host.
 //
 // # Retries
 //

@@ -34,6 +34,7 @@ const (
 	NotModified Kind = 12 // a conditional fetch found the resource unchanged; no body was moved
 	Unavailable Kind = 13 // the server refused for now (HTTP 429/503, FTP 421/450, NNTP 400); see RetryAfter
 	Canceled    Kind = 14 // the context was canceled
+	TooLarge    Kind = 15 // the resource is larger than the caller allows (see LimitSize)
 )
 
 var kindNames = map[Kind]string{
@@ -51,6 +52,7 @@ var kindNames = map[Kind]string{
 	NotModified: "not modified",
 	Unavailable: "service unavailable",
 	Canceled:    "canceled",
+	TooLarge:    "too large",
 }
 
 // Error returns the kind's short description, such as "not found".

@@ -174,18 +174,33 @@ func ExampleNewListing() {
 	// skipped: 1
 }
 
-// A handler that follows a redirect or referral makes the next request
-// with Follow: it carries no credentials, and keeps what the hop rule
-// needs.
-func ExampleRequest_Follow() {
-	u, _ := url.Parse("http://example.org/old")
-	req := &fetch.Request{URL: u, User: url.UserPassword("joe", "secret"), Head: true}
-	req.Header = map[string][]string{"Authorization": {"Basic am9lOnNlY3JldA=="}, "Accept": {"text/html"}}
-	next, _ := url.Parse("http://elsewhere.example/new")
-	hop := req.Follow(next)
-	fmt.Println(hop.URL, hop.Hop, hop.User, hop.Head, hop.Header)
+// A handler reports a redirect and the Client follows it: each hop is
+// shown to CheckRedirect, and the final Resource lists the hops in Via.
+func ExampleClient_CheckRedirect() {
+	c := &fetch.Client{MaxRedirects: 5}
+	c.Register("ftp", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		if req.URL.Path == "old" {
+			moved, _ := url.Parse("ftp://mirror.example/new")
+			return &fetch.Resource{Redirect: moved, Body: fetch.NoBody}, nil
+		}
+		return &fetch.Resource{Body: io.NopCloser(strings.NewReader("the file\n"))}, nil
+	}))
+	c.CheckRedirect = func(next *fetch.Request, via []*fetch.Resource) error {
+		fmt.Println("hop", len(via), "to", next.URL, "credentials:", next.User)
+		return nil
+	}
+	res, err := c.Fetch(context.Background(), "ftp://joe:secret@ftp.example/old")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer res.Body.Close()
+	io.Copy(os.Stdout, res.Body)
+	fmt.Println(res.URL, "via", res.Via[0].URL.Redacted())
 	// Output:
-	// http://elsewhere.example/new true <nil> true map[Accept:[text/html]]
+	// hop 1 to ftp://mirror.example/new credentials: <nil>
+	// the file
+	// ftp://mirror.example/new via ftp://joe:****@ftp.example/old
 }
 
 // A Pool keeps idle connections by key for handlers that reuse them.

@@ -14,11 +14,14 @@ import (
 // Handler is a scheme's access method, in the shape of net/http's
 // RoundTripper.
 //
-// Fetch performs the access the request's URL names and returns the
-// resource. The Resource is non-nil exactly when the error is nil, and its
-// Body is never nil. Fetch must not modify the request (a handler that
-// needs another request, such as a redirect's, makes it with
-// Request.Follow).
+// Fetch performs the one exchange the request's URL names and returns
+// the resource. The Resource is non-nil exactly when the error is nil,
+// and its Body is never nil. Fetch must not modify the request. Like
+// RoundTrip, Fetch does not follow redirects or referrals: when the server
+// answers that the resource is elsewhere (an HTTP 3xx, a Prospero
+// FORWARDED reply or AFTP access method), Fetch returns a Resource whose
+// Redirect names the target, and the Client follows it, with its policy,
+// slots, credentials and hop limit.
 //
 // The caller closes Body. Close finishes the protocol (reads FTP's final
 // reply, drains NNTP's "." line) and pools or releases the connection; it
@@ -90,12 +93,23 @@ type Request struct {
 	// User holds credentials to use when the URL has none (given apart
 	// from the URL, or from a .netrc file).
 	User *url.Userinfo
-	// Hop marks a request a handler makes on the way to another (an HTTP
-	// redirect, a Prospero AFTP referral) rather than one from the user.
-	// The Client lends a hop none of its own credentials (Client.User):
-	// they were given for the first host, not for wherever a server sends
-	// us next. Follow makes such requests.
+	// Hop marks a request the Client makes to follow a redirect or a
+	// referral rather than one from the user. The Client lends a hop none
+	// of its own credentials (Client.User): they were given for the first
+	// host, not for wherever a server sends us next.
 	Hop bool
+	// FromPublic marks a request that follows from a resource served by a
+	// public address, such as a crawler's request for a link found in a
+	// page whose Resource.FromPublic was set: its dials refuse private
+	// addresses, as a redirect's from a public server do (see
+	// Request.DialContext). The address is judged at each dial, on the
+	// address dialed.
+	FromPublic bool
+	// Jar holds the cookies of the schemes that carry them (HTTP): the
+	// handler sends the jar's cookies for the URL and stores those each
+	// reply sets, redirects included. Nil means the Client's Jar; nil
+	// there too means no cookies are kept.
+	Jar http.CookieJar
 	// Offset asks to resume at this byte offset (FTP REST, HTTP Range). A
 	// handler that honours it sets Resource.Offset.
 	Offset int64
@@ -103,17 +117,27 @@ type Request struct {
 	Head bool
 	// Header holds request header fields for the schemes that send them
 	// (HTTP: Accept, Cookie, If-None-Match, ...). Nil sends only the
-	// handler's own.
+	// handler's own. A field whose values are all empty asks that no field
+	// of that name be sent, not even the handler's own (User-Agent, ...).
 	Header http.Header
 	// IfModifiedSince, when not zero, makes the fetch conditional: a
 	// resource not modified since then fails with Kind NotModified and
 	// moves no body. HTTP sends If-Modified-Since, FTP compares MDTM, file
 	// the file's modification time; other schemes ignore it.
 	IfModifiedSince time.Time
+	// ErrorBody, when set, receives the body of a reply that is an error
+	// (HTTP: a status of 400 or more), copied as it arrives before the
+	// error is returned; nil discards it. Schemes whose errors have no
+	// body ignore it.
+	ErrorBody io.Writer
 	// Message is the message to send, for schemes that send (mailto).
 	Message io.Reader
 	// Trace receives the protocol trace; nil traces nothing.
 	Trace *Trace
+	// Timing, when set, records when the request's names were looked up
+	// and its connections made, and counts its hops (see Timing); nil
+	// records nothing.
+	Timing *Timing
 	// ConnectTimeout bounds each dial. Zero means the Client's, else
 	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration
@@ -133,10 +157,10 @@ type Request struct {
 	policy   Policy
 	dialer   func(ctx context.Context, network, addr string) (net.Conn, error)
 	resolver Resolver
+	net      *netOpts
 	chain    *chain
 	// slot is the per-host slot the Client holds for this request while
-	// its handler runs; a hop made from it (Follow) carries it, so that
-	// the Client frees it when the hop leaves for its own host.
+	// its handler runs.
 	slot *heldSlot
 }
 
@@ -149,32 +173,40 @@ func (r *Request) Credentials() *url.Userinfo {
 	return r.User
 }
 
-// Follow returns the request for a hop from r to u: an HTTP redirect, a
-// Prospero referral. The hop keeps r's per-call settings (offset, head,
-// conditions, timeouts, TLS, trace, prompt) and header fields, less those
-// that carry credentials (Authorization, Cookie, ...) when the hop leaves
-// r's host; it has Hop set and no User, so that it carries no credentials
-// but those in u. It stays linked to r, so that when it dials, a hop from
-// a public address to a private one is refused. Handlers fetch hops
-// through the Client (Client.Do), where they take a per-host slot and
-// pass the policy like any request; a hop to the very address the request
-// holds a slot for would wait for that slot, so a handler follows such a
-// hop itself, on the same request.
-func (r *Request) Follow(u *url.URL) *Request {
+// follow returns the request for a hop from r to u: an HTTP redirect, a
+// Prospero referral, counted in r's Timing. The hop keeps r's per-call settings (offset, head,
+// conditions, timeouts, TLS, jar, trace, timing, prompt) and header fields, less
+// those that carry credentials (Authorization, Cookie, ...) when the hop
+// leaves r's host; it has Hop set and no User, so that it carries no
+// credentials but those in u. It shares r's chain, so that when it dials,
+// a hop from a public address to a private one is refused.
+func (r *Request) follow(u *url.URL) *Request {
+	r.Timing.hop()
 	h := *r
 	h.URL = u
 	h.Hop = true
 	h.User = nil
 	h.Message = nil
+	h.slot = nil
 	if r.Header != nil {
 		h.Header = r.Header.Clone()
-		if r.URL == nil || u.Host != r.URL.Host || u.Port != r.URL.Port {
+		if r.URL == nil || !sameCredentialScope(r.URL, u) {
 			for _, k := range credentialHeaders {
 				h.Header.Del(k)
 			}
 		}
 	}
 	return &h
+}
+
+// sameCredentialScope reports whether credentials given for from may go
+// with a request for to: the same host and port, by the same scheme or
+// from http to https (never from a secure scheme to a plain one).
+func sameCredentialScope(from, to *url.URL) bool {
+	if from.Host != to.Host || from.EffectivePort() != to.EffectivePort() {
+		return false
+	}
+	return from.Scheme == to.Scheme || from.Scheme == "http" && to.Scheme == "https"
 }
 
 // credentialHeaders are the header fields a hop to another host drops.

@@ -45,6 +45,9 @@ type Listing struct {
 	// decorate, set by the Client, names the URL in errors.
 	decorate func(op string, err error) error
 	release  func()
+	// redirect, set by RedirectListing, is the redirect or referral the
+	// Listing stands for.
+	redirect *Resource
 }
 
 // NewListing returns a Listing whose entries next produces, one per call,

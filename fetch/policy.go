@@ -49,19 +49,6 @@ var badPorts = map[int]bool{
 	636: true, 989: true, 990: true, 993: true, 995: true,
 }
 
-// ownPorts are the well-known ports each scheme may use although they are
-// on the list: its own.
-var ownPorts = map[string][]int{
-	"ftp":    {21, 990},
-	"ftps":   {990, 21},
-	"telnet": {23},
-	"nntp":   {119, 563},
-	"nntps":  {563, 119},
-	"news":   {119, 563},
-	"snews":  {563, 119},
-	"mailto": {25, 465, 587},
-}
-
 // Check reports whether u may be fetched: its scheme is allowed (Schemes),
 // no decoded CR, LF or NUL in any component that reaches a protocol line,
 // no TAB in the credentials or in an FTP, NNTP, news or HTTP component (TAB
@@ -110,10 +97,7 @@ func (p Policy) checkPort(scheme string, port int) error {
 	if port == 0 || port >= 1024 || !badPorts[port] || p.AllowPortOverride {
 		return nil
 	}
-	if s, ok := url.LookupScheme(scheme); ok && s.DefaultPort == port {
-		return nil
-	}
-	if slices.Contains(ownPorts[scheme], port) {
+	if s, ok := url.LookupScheme(scheme); ok && s.OwnsPort(port) {
 		return nil
 	}
 	return Errorf(Refused, "port %d: %w", port, ErrPortOverride)

@@ -20,6 +20,11 @@ type ReplyError struct {
 	// RetryAfter is how long the server asked the client to wait before
 	// trying again (HTTP Retry-After); zero when it did not say.
 	RetryAfter time.Duration
+	// Transient marks a reply that says the failure may pass, whatever
+	// its Kind: HTTP 500 and 502 (and 408, 429, 503, 504, whose Kinds
+	// say so already), as curl's --retry counts them. Transient reports
+	// it.
+	Transient bool
 }
 
 // Error returns the code and the text, with control characters escaped.

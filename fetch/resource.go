@@ -41,6 +41,24 @@ func (k ResourceKind) String() string {
 type Resource struct {
 	// URL is the URL finally fetched (after redirects).
 	URL *url.URL
+	// Redirect, when not nil, makes this Resource a redirect or a
+	// referral: the server's word that what URL names is to be fetched at
+	// Redirect instead (an HTTP 3xx reply with a Location, a Prospero
+	// FORWARDED reply or AFTP access method). A Handler reports such a
+	// reply this way and does not follow it; the Client follows it (see
+	// Client.CheckRedirect and Client.MaxRedirects). Body holds the
+	// reply's own body, if any.
+	Redirect *url.URL
+	// Via holds the redirects and referrals the Client followed on the
+	// way to this resource, the first first, each with its Redirect, URL,
+	// Status and Header; their bodies are closed (Body is NoBody). It is
+	// nil when the first request was answered directly.
+	Via []*Resource
+	// FromPublic reports that a connection this fetch used, or one a hop
+	// on its way used, went to a public address (one Policy.DenyPrivate
+	// would not refuse). A link found in the resource leads from a public
+	// place: see Request.FromPublic. The Client sets it.
+	FromPublic bool
 	// Kind says what Body holds.
 	Kind ResourceKind
 	// MediaType is the MIME type with its parameters (charset kept), as

@@ -73,3 +73,52 @@ func TestRetryPolicyRetryAfter(t *testing.T) {
 		t.Error("a server asking for an hour is retried within the 30s cap")
 	}
 }
+
+// The knobs of curl's --retry: a reply marked transient (HTTP 500, 502),
+// AllErrors, a constant Delay, and MaxTime from the first attempt.
+func TestRetryPolicyCurl(t *testing.T) {
+	p := RetryPolicy{Attempts: 3}
+	five := &Error{Kind: Other, Err: &ReplyError{Code: 500, Text: "oops", Transient: true}}
+	if _, ok := p.Wait(nil, 1, five); !ok {
+		t.Error("a transient reply is not retried")
+	}
+	notFound := Reply(NotFound, 404, "gone")
+	if _, ok := p.Wait(nil, 1, notFound); ok {
+		t.Error("404 is retried without AllErrors")
+	}
+	all := RetryPolicy{Attempts: 3, AllErrors: true}
+	for _, tt := range []struct {
+		err   error
+		retry bool
+	}{
+		{notFound, true},
+		{Errorf(Auth, "530"), true},
+		{errors.New("plain"), true},
+		{Errorf(Refused, "port"), false},
+		{Errorf(Usage, "bad"), false},
+		{Errorf(Malformed, "bad"), false},
+		{Errorf(Unsupported, "no"), false},
+		{Errorf(Connect, "x: %w", context.Canceled), false},
+	} {
+		if _, ok := all.Wait(nil, 1, tt.err); ok != tt.retry {
+			t.Errorf("AllErrors: Wait(%v) retries %v, want %v", tt.err, ok, tt.retry)
+		}
+	}
+	if _, ok := all.Wait(&Request{Message: bytes.NewReader(nil)}, 1, notFound); ok {
+		t.Error("AllErrors resends a message")
+	}
+	fixed := RetryPolicy{Attempts: 5, Delay: 3 * time.Second}
+	busy := &Error{Kind: Unavailable, Err: &ReplyError{Code: 429, RetryAfter: 12 * time.Second}}
+	for attempt := 1; attempt <= 5; attempt++ {
+		if d, ok := fixed.Wait(nil, attempt, busy); !ok || d != 3*time.Second {
+			t.Errorf("Delay: attempt %d waits %v, %v; want 3s", attempt, d, ok)
+		}
+	}
+	capped := RetryPolicy{Attempts: 5, Delay: 3 * time.Second, MaxTime: 10 * time.Second}
+	if _, ok := capped.WaitAfter(nil, 1, busy, 6*time.Second); !ok {
+		t.Error("MaxTime: a retry within the time is not made")
+	}
+	if _, ok := capped.WaitAfter(nil, 2, busy, 8*time.Second); ok {
+		t.Error("MaxTime: a retry past the time is made")
+	}
+}

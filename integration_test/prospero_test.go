@@ -44,13 +44,25 @@ func TestProspero(t *testing.T) {
 	t.Run("listing", func(t *testing.T) {
 		r := runFetch(t, "", nil, "-s", base+"/srv/prospero")
 		wantCode(t, r, 0, "list /srv/prospero")
-		wantList := base + "/srv/prospero/README\n" + base + "/srv/prospero/pub\n"
+		wantList := base + "/srv/prospero/README\n" + base + "/srv/prospero/pub/\n"
 		if string(r.Stdout) != wantList {
 			t.Fatalf("listing %q, want %q", r.Stdout, wantList)
 		}
-		// Every link is a URL the binary fetches.
+		// Every link is a URL the binary fetches (the replay server
+		// knows no listing of pub).
 		r = runFetch(t, "", nil, "-s", strings.Split(string(r.Stdout), "\n")[0])
 		wantCode(t, r, 0, "fetch a listed link")
+		r = runFetch(t, "", nil, "-s", "--list", "--json", base+"/srv/prospero")
+		wantCode(t, r, 0, "--list --json /srv/prospero")
+		if !strings.Contains(string(r.Stdout), `"name":"pub","url":"`+base+`/srv/prospero/pub/","kind":"directory"`) {
+			t.Errorf("--list --json: no directory pub with a URL ending in /:\n%s", r.Stdout)
+		}
+		r = runFetch(t, "", nil, "-s", "--menu", base+"/srv/prospero")
+		wantCode(t, r, 0, "--menu /srv/prospero")
+		wantMenu := "README <" + base + "/srv/prospero/README>\npub <" + base + "/srv/prospero/pub/>\n"
+		if string(r.Stdout) != wantMenu {
+			t.Errorf("--menu %q, want %q", r.Stdout, wantMenu)
+		}
 	})
 	t.Run("head", func(t *testing.T) {
 		r := runFetch(t, "", nil, "-s", "-I", base+"/srv/prospero/README")

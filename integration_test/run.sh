@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the integration tests: builds the fetch binary, starts every server
+# Runs the integration tests: builds the fetch and fetch-queue binaries, starts every server
 # under servers/ (or those named as arguments) on 127.0.0.1, runs the Go
 # tests tagged "integration" against them, and stops the servers.
 #
@@ -38,8 +38,10 @@ stop_all() {
 }
 trap stop_all EXIT
 
-log "building fetch into $IT_DIR/bin"
+log "building fetch and fetch-queue into $IT_DIR/bin"
 (cd "$root" && go build -o "$IT_DIR/bin/fetch" ./cmd/fetch)
+# fetch hands its queue commands to the fetch-queue beside it.
+(cd "$root/queue" && go build -o "$IT_DIR/bin/fetch-queue" ./cmd/fetch-queue)
 export FETCH_BIN="$IT_DIR/bin/fetch"
 
 for n in "${names[@]+"${names[@]}"}"; do
@@ -52,4 +54,10 @@ done
 cd "$root"
 # GOTEST_FLAGS passes more flags to go test (e.g. "-v -run Gopher").
 # shellcheck disable=SC2086
-go test -tags integration -count=1 -timeout 20m ${GOTEST_FLAGS:-} ./integration_test/...
+rc=0
+go test -tags integration -count=1 -timeout 20m ${GOTEST_FLAGS:-} ./integration_test/... || rc=$?
+# The queue module's own: fetch-queue against the nats-server cluster and
+# the embedded server, with the faults of docs/queue.md.
+# shellcheck disable=SC2086
+(cd "$root/queue" && go test -tags integration -count=1 -timeout 10m ${GOTEST_FLAGS:-} ./integration_test/...) || rc=$?
+exit $rc

@@ -15,7 +15,6 @@ import (
 	"github.com/rfc1738/fetch/schemes/prospero"
 	"github.com/rfc1738/fetch/schemes/telnet"
 	"github.com/rfc1738/fetch/schemes/wais"
-	"github.com/rfc1738/fetch/url"
 )
 
 // Config holds the scheme-specific settings of the built-in handlers. The
@@ -23,10 +22,9 @@ import (
 // empty reads the conventional environment variable where one exists.
 type Config struct {
 	// HTTP and HTTPS.
-	HTTPRaw          bool   // --raw: deliver bodies still content-encoded (default: gzip decoded)
-	HTTPUserAgent    string // --user-agent; "" means "fetch/<version>"
-	HTTPMaxRedirects int    // --max-redirs; 0 means 10, negative follows none
-	HTTPPipeline     int    // --pipeline: requests one connection carries at once (HTTP/1.1 pipelining); 0 or 1 means none
+	HTTPRaw       bool   // --raw: deliver bodies still content-encoded (default: gzip decoded)
+	HTTPUserAgent string // --user-agent; "" means "fetch/<version>"
+	HTTPPipeline  int    // --pipeline: requests one connection carries at once (HTTP/1.1 pipelining); 0 or 1 means none
 
 	// Gopher and gophers.
 	GopherAnswers []string // --gopher-answer, repeated: answers to a Gopher+ +ASK form, in order (default: asked on the terminal)
@@ -62,8 +60,7 @@ type Config struct {
 // Register registers every built-in handler in c, configured by cfg.
 func Register(c *fetch.Client, cfg Config) {
 	web := &httpscheme.Handler{
-		Raw: cfg.HTTPRaw, UserAgent: cfg.HTTPUserAgent, MaxRedirects: cfg.HTTPMaxRedirects,
-		Redirect: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) },
+		Raw: cfg.HTTPRaw, UserAgent: cfg.HTTPUserAgent,
 		MaxConnsPerHost: c.PerHost, // the Client's PerHost counts connections
 		Pipeline:        cfg.HTTPPipeline,
 	}
@@ -79,7 +76,7 @@ func Register(c *fetch.Client, cfg Config) {
 	c.Register("ftps", ftpH)
 	c.Register("mailto", &mailto.Handler{Relay: cfg.MailtoRelay, From: cfg.MailtoFrom})
 	c.Register("telnet", &telnet.Handler{Login: cfg.TelnetLogin, LoginPrompt: cfg.TelnetLoginPrompt, PasswordPrompt: cfg.TelnetPasswordPrompt, Advise: cfg.TelnetAdvise})
-	c.Register("prospero", &prospero.Handler{Follow: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) }})
+	c.Register("prospero", &prospero.Handler{})
 	c.Register("file", &file.Handler{})
 	c.Register("wais", &wais.Handler{ChunkSize: cfg.WAISChunkSize, MaxHits: cfg.WAISMaxHits, NoInit: cfg.WAISNoInit})
 	g := &gopher.Handler{Answers: cfg.GopherAnswers}

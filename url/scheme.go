@@ -1,5 +1,7 @@
 package url
 
+import "slices"
+
 // Scheme holds the facts about one URL scheme that the parser and the fetch
 // client need: its default port, whether it uses the common Internet scheme
 // syntax of RFC 1738 §3.1 ("//" login), and whether it names a data object
@@ -29,6 +31,26 @@ var schemes = [...]Scheme{
 	{Name: "gophers", DefaultPort: 70, Hier: true, Data: true},
 	{Name: "nntps", DefaultPort: 563, Hier: true, Data: true},
 	{Name: "snews", Data: true},
+}
+
+// otherPorts are the well-known ports besides its DefaultPort that a
+// scheme's servers listen on: its plain or secure twin's, mail submission.
+var otherPorts = map[string][]int{
+	"ftp":    {990},
+	"ftps":   {21},
+	"nntp":   {563},
+	"nntps":  {119},
+	"news":   {119, 563},
+	"snews":  {563, 119},
+	"mailto": {25, 465, 587},
+}
+
+// OwnsPort reports whether port is one of the well-known ports the
+// scheme's servers listen on: its DefaultPort, or its plain or secure
+// twin's (ftp and ftps, nntp and nntps), or, for news and mailto, which
+// have none by the URL, the NNTP and SMTP ports.
+func (s Scheme) OwnsPort(port int) bool {
+	return port != 0 && (port == s.DefaultPort || slices.Contains(otherPorts[s.Name], port))
 }
 
 // families holds family(schemes[i].Name) for each scheme, for the parser.

@@ -616,3 +616,21 @@ func TestParseAllocs(t *testing.T) {
 		}
 	}
 }
+
+func TestOwnsPort(t *testing.T) {
+	for _, tt := range []struct {
+		scheme string
+		port   int
+		want   bool
+	}{
+		{"ftp", 21, true}, {"ftp", 990, true}, {"ftps", 21, true}, {"ftp", 25, false},
+		{"nntp", 119, true}, {"nntp", 563, true}, {"news", 119, true}, {"snews", 563, true},
+		{"mailto", 25, true}, {"mailto", 587, true}, {"mailto", 119, false},
+		{"http", 80, true}, {"http", 443, false}, {"gopher", 70, true}, {"file", 0, false},
+	} {
+		s, ok := LookupScheme(tt.scheme)
+		if got := ok && s.OwnsPort(tt.port); got != tt.want {
+			t.Errorf("%s.OwnsPort(%d) = %v, want %v", tt.scheme, tt.port, got, tt.want)
+		}
+	}
+}

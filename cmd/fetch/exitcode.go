@@ -25,6 +25,7 @@ var exitCodes = map[fetch.Kind]int{
 	fetch.NotModified: 0,
 	fetch.Unavailable: 1,
 	fetch.Canceled:    1,
+	fetch.TooLarge:    12,
 }
 
 // exitCode returns the exit code for err: 0 for nil, 1 for a kind the

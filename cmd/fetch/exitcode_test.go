@@ -16,7 +16,7 @@ import (
 func TestExitCodes(t *testing.T) {
 	want := map[fetch.Kind]int{fetch.Other: 1, fetch.Usage: 2, fetch.Malformed: 3, fetch.Unsupported: 4,
 		fetch.Connect: 5, fetch.Auth: 6, fetch.NotFound: 7, fetch.Protocol: 8, fetch.Incomplete: 9,
-		fetch.Timeout: 10, fetch.Refused: 11, fetch.NotModified: 0, fetch.Unavailable: 1, fetch.Canceled: 1,
+		fetch.Timeout: 10, fetch.Refused: 11, fetch.NotModified: 0, fetch.Unavailable: 1, fetch.Canceled: 1, fetch.TooLarge: 12,
 		fetch.Kind(99): 1}
 	for k, code := range want {
 		if got := exitCode(&fetch.Error{Kind: k, Err: errors.New("x")}); got != code {

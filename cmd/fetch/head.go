@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -39,7 +38,7 @@ func (e *runEnv) printHead(w io.Writer, res *fetch.Resource) error {
 		if len(res.Extra) > 0 {
 			obj["extra"] = res.Extra
 		}
-		b, err := json.Marshal(obj)
+		b, err := marshalJSON(obj)
 		if err != nil {
 			return err
 		}
@@ -56,10 +55,10 @@ func (e *runEnv) printHead(w io.Writer, res *fetch.Resource) error {
 		fmt.Fprintf(&b, "modified: %s\n", res.ModTime.UTC().Format(time.RFC3339))
 	}
 	if res.MediaType != "" {
-		fmt.Fprintf(&b, "media-type: %s\n", res.MediaType)
+		fmt.Fprintf(&b, "media-type: %s\n", fetch.Sanitize(res.MediaType))
 	}
 	for _, k := range keys {
-		fmt.Fprintf(&b, "%s: %s\n", k, strings.ReplaceAll(res.Extra[k], "\n", " "))
+		fmt.Fprintf(&b, "%s: %s\n", k, fetch.Sanitize(strings.ReplaceAll(res.Extra[k], "\n", " ")))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -23,7 +23,8 @@ Usage:
   fetch worker [--nats URL] --store DIR [--parallel N] [--per-host N]
                                     fetch queued jobs into DIR
   fetch results [--nats URL]        queued, in flight, done, failed
-                                    (each: fetch NAME -h)
+                                    (each: fetch NAME -h; they run the program
+                                    fetch-queue, beside fetch or on PATH)
   fetch --help | --version
 
 Options:
@@ -31,6 +32,10 @@ Options:
 	writeOptions(&b, commonOptions)
 	b.WriteString("\nOptions of single schemes (each also read from its environment variable where named):\n")
 	writeOptions(&b, schemeOptions)
+	b.WriteString("\nWrite-out variables (-w '%{name}'; %{json} is all of them as one object):\n")
+	for _, v := range woVars {
+		fmt.Fprintf(&b, "  %-30s %s\n", v.name, v.help)
+	}
 	b.WriteString(`
 Exit codes:
   0 every URL fetched completely     6 login or authentication refused
@@ -39,6 +44,7 @@ Exit codes:
   3 malformed URL                    9 transfer incomplete
   4 scheme or operation unsupported 10 timeout
   5 could not resolve or connect    11 refused by safety policy (RFC 1738 §6)
+                                    12 larger than --max-filesize
 
 Examples:
   fetch file:///etc/hostname

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,7 +75,8 @@ func (e writeError) Error() string { return e.err.Error() }
 // writeListing writes every entry of l to w.
 func writeListing(w io.Writer, l *fetch.Listing, asJSON bool) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	for {
 		ent, err := l.Next()
@@ -106,7 +108,13 @@ func writeListing(w io.Writer, l *fetch.Listing, asJSON bool) error {
 		if ent.MediaType != "" {
 			obj.Type = &ent.MediaType
 		}
+		buf.Reset()
 		if err := enc.Encode(obj); err != nil {
+			return writeError{err}
+		}
+		// A name is the server's text: no raw control may reach the
+		// terminal or the parser reading this.
+		if _, err := bw.Write(escapeControls(buf.Bytes())); err != nil {
 			return writeError{err}
 		}
 	}

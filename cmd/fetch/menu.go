@@ -8,11 +8,12 @@ import (
 	"github.com/rfc1738/fetch/schemes/ftp"
 	"github.com/rfc1738/fetch/schemes/gopher"
 	"github.com/rfc1738/fetch/schemes/nntp"
+	"github.com/rfc1738/fetch/schemes/prospero"
 	"github.com/rfc1738/fetch/url"
 )
 
 // renderMenu writes a menu or list resource for reading (--menu): gopher
-// menus, FTP listings and news lists one item a line with its URL; other lists (WAIS hits
+// menus, FTP listings, Prospero directories and news lists one item a line with its URL; other lists (WAIS hits
 // are rendered by their handler already) as they come.
 func renderMenu(w io.Writer, res *fetch.Resource) error {
 	switch res.URL.Family() {
@@ -26,6 +27,10 @@ func renderMenu(w io.Writer, res *fetch.Resource) error {
 		}
 	case "news", "nntp":
 		return nntp.Render(w, res)
+	case "prospero":
+		if res.Kind == fetch.KindDirectory {
+			return prospero.WriteMenu(w, res.Body)
+		}
 	}
 	_, err := io.Copy(w, res.Body)
 	return err

@@ -194,7 +194,7 @@ func writeFileAtomic(name string, r io.Reader, size int64) error {
 // host/path as wget lays it out. The host carries its port unless it is
 // the default of http, https or ftp (wget's rule; ":" becomes "+" on
 // Windows). Directories, menus and lists are written as an index file in
-// their folder. Path segments are decoded; ".", ".." and separators inside
+// their folder. Path segments (a Prospero object's name) are decoded; ".", ".." and separators inside
 // a segment are refused, so nothing lands outside the folder.
 func mirrorPath(u *url.URL, kind fetch.ResourceKind) (string, error) {
 	host := u.Host
@@ -218,6 +218,8 @@ func mirrorPath(u *url.URL, kind fetch.ResourceKind) (string, error) {
 	case "ftp":
 		f := u.FTP()
 		raw = strings.Join(append(append([]string(nil), f.Cwd...), f.Name), "/")
+	case "prospero":
+		raw = u.Prospero().HSOName // decoded, without the ;fields
 	default:
 		raw = u.Path
 	}

@@ -38,6 +38,10 @@ func TestMirrorPath(t *testing.T) {
 		{"http://h.example/a%2Fb", fetch.KindFile, ""},
 		{"gopher://h.example/0/../etc/passwd", fetch.KindFile, ""},
 		{"ftp://h.example/a/%2e%2e/x", fetch.KindFile, ""},
+		{"prospero://h.example//srv/pub/it's%20here.txt", fetch.KindFile, "h.example:1525/srv/pub/it's here.txt"},
+		{"prospero://h.example//srv/pub/f.txt;OBJECT-VERSION=2", fetch.KindFile, "h.example:1525/srv/pub/f.txt"},
+		{"prospero://h.example:21525//srv/pub/", fetch.KindDirectory, "h.example:21525/srv/pub/index"},
+		{"prospero://h.example//srv/%2e%2e/x", fetch.KindFile, ""},
 	} {
 		u, err := url.ParseLenient(tt.url)
 		if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,40 +14,50 @@ import (
 
 // config is everything the command line sets.
 type config struct {
-	output     string // -o
-	remoteName bool   // -O
-	outputDir  string // --output-dir
-	inputFiles []string
-	parallel   int
-	perHost    int
-	user       string // -u USER[:PASS]
-	hasUser    bool
-	silent     bool
-	showErrors bool
-	verbose    bool
-	head       bool
-	json       bool
-	jsonShaped bool // an option whose output --json shapes was given
-	connectTO  time.Duration
-	maxTime    time.Duration
-	resume     bool // -C -
-	retry      int
-	portOK     bool
-	policy     fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
-	netrc      bool
-	dryRun     bool
-	strict     bool
-	insecure   bool
-	cacert     string
-	data       string // --data @FILE | - | text
-	hasData    bool
-	menu       bool
-	help       bool
-	version    bool
-	urls       []string
-	schemes    schemes.Config
-	warc       warcSink // --warc-file
-	batch      batchConfig
+	output       string // -o
+	remoteName   bool   // -O
+	outputDir    string // --output-dir
+	createDirs   bool   // --create-dirs
+	writeOut     string // -w FORMAT or @FILE
+	hasWriteOut  bool
+	failWithBody bool  // --fail-with-body
+	maxFilesize  int64 // --max-filesize; 0: none
+	limitRate    int64 // --limit-rate, bytes a second; 0: none
+	inputFiles   []string
+	parallel     int
+	perHost      int
+	user         string // -u USER[:PASS]
+	hasUser      bool
+	silent       bool
+	showErrors   bool
+	verbose      bool
+	head         bool
+	json         bool
+	jsonShaped   bool // an option whose output --json shapes was given
+	connectTO    time.Duration
+	maxTime      time.Duration
+	resume       bool // -C -
+	retry        int
+	maxRedirs    int // --max-redirs: fetch.Client.MaxRedirects
+	portOK       bool
+	policy       fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
+	netrc        bool
+	dryRun       bool
+	strict       bool
+	insecure     bool
+	cacert       string
+	data         string // --data @FILE | - | text
+	hasData      bool
+	menu         bool
+	help         bool
+	version      bool
+	urls         []string
+	schemes      schemes.Config
+	header       http.Header // -H, -e; a field with only "" is removed
+	scoped       []*option   // the options given that some schemes ignore
+	warc         warcSink    // --warc-file
+	batch        batchConfig
+	net          netConfig // options_net.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -58,6 +70,10 @@ type option struct {
 	// json marks an option whose output --json shapes (-I, --list):
 	// --json without one of them is a usage error.
 	json bool
+	// schemes, when set, are the URL families (url.URL.Family) the option
+	// means something for: a URL of another scheme, fetched with it
+	// given, is a usage error rather than the option silently ignored.
+	schemes []string
 }
 
 // The options, in the order --help lists them. Each feature's file
@@ -68,7 +84,9 @@ type option struct {
 var (
 	commonOptions = concat(
 		generalOptions,
+		transferOptions,
 		policyOptions,
+		netOptions,
 		warcOptions,
 		batchOptions,
 	)
@@ -76,6 +94,7 @@ var (
 		ftpOptions,
 		gopherOptions,
 		httpOptions,
+		headerOptions,
 		mailtoOptions,
 		nntpOptions,
 		telnetOptions,
@@ -111,12 +130,21 @@ func positive(v string) (int, error) {
 // generalOptions are the options of this file: output, input, parallelism,
 // credentials, tracing, time limits, retries, parsing and TLS.
 var generalOptions = []option{
-	{long: "output", short: 'o', arg: "FILE", help: "write to FILE (atomically: renamed into place when complete); with -I, the metadata",
-		set: func(c *config, v string) error { c.output = v; return nil }},
+	{long: "output", short: 'o', arg: "FILE", help: "write to FILE (atomically: renamed into place when complete); with -I, the metadata; - is stdout",
+		set: func(c *config, v string) error {
+			if v == "-" {
+				c.output = "" // stdout, as without -o
+				return nil
+			}
+			c.output = v
+			return nil
+		}},
 	{long: "remote-name", short: 'O', help: "write to the URL's last path segment, in the current folder or --output-dir",
 		set: func(c *config, _ string) error { c.remoteName = true; return nil }},
 	{long: "output-dir", arg: "DIR", help: "folder for -O",
 		set: func(c *config, v string) error { c.outputDir = v; return nil }},
+	{long: "create-dirs", help: "make the folders -o, -O or --output-dir name when they do not exist",
+		set: func(c *config, _ string) error { c.createDirs = true; return nil }},
 	{long: "input-file", short: 'K', arg: "FILE", help: "read URLs one a line from FILE (- for stdin); blank lines and # comments skipped",
 		set: func(c *config, v string) error { c.inputFiles = append(c.inputFiles, v); return nil }},
 	{long: "parallel", arg: "N", help: "up to N transfers at once (default 1)",
@@ -168,7 +196,7 @@ var generalOptions = []option{
 		set: func(c *config, _ string) error { c.insecure = true; return nil }},
 	{long: "cacert", arg: "FILE", help: "verify TLS peers with the PEM certificates in FILE",
 		set: func(c *config, v string) error { c.cacert = v; return nil }},
-	{long: "data", short: 'd', arg: "DATA", help: "message to send (mailto): @FILE, - for stdin, or the text itself",
+	{long: "data", short: 'd', arg: "DATA", schemes: []string{"mailto"}, help: "message to send (mailto): @FILE, - for stdin, or the text itself",
 		set: func(c *config, v string) error { c.data, c.hasData = v, true; return nil }},
 	{long: "menu", help: "render menus and listings for reading, each item with its URL",
 		set: func(c *config, _ string) error { c.menu = true; return nil }},
@@ -227,7 +255,7 @@ func parseArgs(args []string) (*config, error) {
 			if err := o.set(c, val); err != nil {
 				return nil, &usageError{fmt.Sprintf("--%s: %v", name, err)}
 			}
-			c.jsonShaped = c.jsonShaped || o.json
+			c.given(o)
 		case len(a) > 1 && a[0] == '-':
 			for j := 1; j < len(a); j++ {
 				o := byShort[a[j]]
@@ -249,13 +277,21 @@ func parseArgs(args []string) (*config, error) {
 				if err := o.set(c, val); err != nil {
 					return nil, &usageError{fmt.Sprintf("-%c: %v", o.short, err)}
 				}
-				c.jsonShaped = c.jsonShaped || o.json
+				c.given(o)
 			}
 		default:
 			c.urls = append(c.urls, a)
 		}
 	}
 	return c, c.check()
+}
+
+// given notes that o was on the command line.
+func (c *config) given(o *option) {
+	c.jsonShaped = c.jsonShaped || o.json
+	if len(o.schemes) > 0 && !slices.Contains(c.scoped, o) {
+		c.scoped = append(c.scoped, o)
+	}
 }
 
 // check refuses options that would be silently ignored together. --help

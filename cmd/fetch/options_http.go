@@ -9,20 +9,20 @@ import (
 var httpOptions = []option{
 	{long: "raw", help: "http(s), ftp: deliver the body as sent: still gzip-encoded, or FTP text with CR LF line ends (default: decoded, LF)",
 		set: func(c *config, _ string) error { c.schemes.HTTPRaw, c.schemes.FTPRaw = true, true; return nil }},
-	{long: "user-agent", arg: "NAME", help: "http(s): the User-Agent header (default: fetch/VERSION)",
+	{long: "user-agent", short: 'A', arg: "NAME", schemes: []string{"http"}, help: "http(s): the User-Agent header (default: fetch/VERSION)",
 		set: func(c *config, v string) error { c.schemes.HTTPUserAgent = v; return nil }},
 	{long: "pipeline", arg: "N", help: "http: with more transfers to a host than --per-host connections, write up to N requests at once on each connection and read the replies in turn (HTTP/1.1 pipelining; default 1: none)",
 		set: func(c *config, v string) (err error) { c.schemes.HTTPPipeline, err = positive(v); return }},
-	{long: "max-redirs", arg: "N", help: "http(s): follow at most N redirects (default 10; 0 follows none)",
+	{long: "max-redirs", arg: "N", help: "follow at most N redirects and referrals (http(s), prospero; default 10; 0 follows none)",
 		set: func(c *config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
 				return fmt.Errorf("want a whole number, got %q", v)
 			}
 			if n == 0 {
-				n = -1 // the handler's zero means its default
+				n = -1 // the Client's zero means its default
 			}
-			c.schemes.HTTPMaxRedirects = n
+			c.maxRedirs = n
 			return nil
 		}},
 }

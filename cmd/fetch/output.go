@@ -58,6 +58,8 @@ type fileOut struct {
 	// many is set when FILE is one of many names (-O): open does not
 	// look for a device there beforehand (see above).
 	many bool
+	// mkdir is set when FILE's folder is made if missing (--create-dirs).
+	mkdir bool
 
 	// fromFinal is set while resuming from FILE itself: off is its size,
 	// and pending is set once the server agreed to send from off, until
@@ -71,6 +73,27 @@ func (f *fileOut) partName() string { return f.final + ".part" }
 
 // open prepares the temporary file and returns the offset to resume at.
 func (f *fileOut) open() (int64, error) {
+	off, err := f.open1()
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		if dir := filepath.Dir(f.final); !exists(dir) {
+			return 0, fmt.Errorf("the folder %s does not exist (--create-dirs makes it)", dir)
+		}
+	}
+	return off, err
+}
+
+// exists reports whether name is there.
+func exists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+func (f *fileOut) open1() (int64, error) {
+	if f.mkdir {
+		if err := os.MkdirAll(filepath.Dir(f.final), 0o777); err != nil {
+			return 0, err
+		}
+	}
 	f.tmp, f.fdOpen, f.unnamed, f.special, f.fromFinal, f.pending, f.off = nil, false, false, false, false, false, 0
 	if !f.many && isSpecial(f.final) {
 		t, err := os.OpenFile(f.final, os.O_WRONLY, 0)

@@ -90,7 +90,7 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 				off = pe.Offset
 			}
 			if asJSON {
-				b, _ := json.Marshal(map[string]any{"error": err.Error(), "offset": off})
+				b, _ := marshalJSON(map[string]any{"error": err.Error(), "offset": off})
 				fmt.Fprintf(stdout, "%s\n", b)
 			} else {
 				fmt.Fprintf(stderr, "fetch parse: %v\n", err)
@@ -209,7 +209,7 @@ func parseJSON(u *url.URL, extra ...field) []byte {
 		writeObject(&b, sf)
 		b.WriteByte('}')
 	}
-	return b.Bytes()
+	return escapeControls(b.Bytes())
 }
 
 func writeObject(b *bytes.Buffer, fs []field) {

@@ -27,12 +27,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		switch args[0] {
 		case "parse":
 			return runParse(args[1:], stdout, stderr)
-		case "enqueue":
-			return runEnqueue(ctx, args[1:], stdin, stdout, stderr)
-		case "worker":
-			return runWorker(ctx, args[1:], stdout, stderr)
-		case "results":
-			return runResults(ctx, args[1:], stdout, stderr)
+		case "enqueue", "worker", "results":
+			return handOver(ctx, args, stdin, stdout, stderr)
 		}
 	}
 	c, err := parseArgs(args)
@@ -77,6 +73,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "fetch: -C - needs -o or -O: there is no file to resume")
 		return 2
 	}
+	var wo *writeOut
+	if c.hasWriteOut {
+		if c.batch.list || c.batch.recursive || c.dryRun {
+			fmt.Fprintln(stderr, "fetch: -w reports on transfers: --list, -r and --dry-run make none")
+			return 2
+		}
+		format, err := readWriteOut(c.writeOut, stdin)
+		if err == nil {
+			wo, err = parseWriteOut(format)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "fetch: -w: %v\n", err)
+			return 2
+		}
+	}
 	c.warc.prepare(&c.schemes)
 	client, err := newClient(c, stderr)
 	if err != nil {
@@ -90,7 +101,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer c.warc.finish()
 
-	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many}
+	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many, wo: wo}
+	if c.failWithBody {
+		env.errPages = &errorBodies{pages: map[int]*spool{}}
+	}
 	if c.verbose && c.parallel > 1 && many {
 		// Parallel traces interleave: each line names its URL's number.
 		env.trace = fetch.NewTrace(stderr)
@@ -131,6 +145,7 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 		Policy:         c.policy,
 		ConnectTimeout: c.connectTO,
 		PerHost:        c.perHost,
+		MaxRedirects:   c.maxRedirs,
 	}
 	cl.Policy.AllowPortOverride = c.portOK
 	if c.verbose {
@@ -161,24 +176,30 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	if c.schemes.HTTPUserAgent == "" {
 		c.schemes.HTTPUserAgent = "fetch/" + version
 	}
+	c.net.apply(cl, os.Getenv)
 	schemes.Register(cl, c.schemes)
 	return cl, nil
 }
 
 // runEnv is the state of one run of the command.
 type runEnv struct {
-	cfg    *config
-	client *fetch.Client
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	msg    []byte       // the --data message, read once
-	trace  *fetch.Trace // with parallel -v, the trace each transfer prefixes
-	many   bool         // more than one URL
-	errMu  sync.Mutex
+	cfg      *config
+	client   *fetch.Client
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+	msg      []byte       // the --data message, read once
+	wo       *writeOut    // -w; nil without
+	errPages *errorBodies // --fail-with-body; nil without
+	trace    *fetch.Trace // with parallel -v, the trace each transfer prefixes
+	many     bool         // more than one URL
+	errMu    sync.Mutex
 
 	ttyOnce sync.Once // see isTerminal
 	tty     bool
+
+	claimMu sync.Mutex
+	claims  map[string]int // file → index of the URL writing it (claim)
 
 	failMu    sync.Mutex
 	firstFail int // index of the first URL that failed, in order
@@ -229,6 +250,12 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 		}
 		err := e.result(ctx, r, out, prog)
 		if err == nil || r.Err != nil { // this URL's last word
+			if r.Err != nil {
+				e.writeErrorBody(out, r)
+			} else {
+				drop(e.errPages.take(r.Index))
+			}
+			e.writeOutFor(out, r, r.Err)
 			prog.finished(false)
 			if s != nil {
 				s.finish() // its bytes may go out
@@ -251,14 +278,26 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 // network.
 func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	if e.cfg.menu && !e.cfg.head && ftpDirectory(req.URL) {
-		if _, name, _ := e.outputName(req.URL); name == "" {
-			return e.ftpMenu(ctx, req), nil
-		}
+		// To stdout or to a file alike: the name list NLST gives cannot
+		// tell a directory from a file.
+		return e.ftpMenu(ctx, req), nil
 	}
-	return e.cfg.warc.do(ctx, e.client, req) // recorded with --warc-file
+	res, err := e.cfg.warc.do(ctx, e.client, req) // recorded with --warc-file
+	if err != nil {
+		return nil, err
+	}
+	if err := fetch.LimitSize(res, e.cfg.maxFilesize); err != nil {
+		res.Body.Close()
+		return nil, err
+	}
+	res.Body = fetch.LimitRate(ctx, res.Body, e.cfg.limitRate)
+	if req.Timing != nil {
+		res.Body = req.Timing.Body(res.Body) // -w's first byte, end and size
+	}
+	return res, err
 }
 
-// ftpMenu is --menu of an FTP directory to stdout: the directory as the
+// ftpMenu is --menu of an FTP directory: the directory as the
 // Lister reads it, rendered for reading (directories' URLs end in "/"),
 // streamed as the body of the transfer. A failure to list is the body's
 // read error.

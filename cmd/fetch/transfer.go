@@ -36,7 +36,15 @@ func (e *runEnv) requestAt(i int, raw string) (req *fetch.Request, ok bool) {
 
 func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	u := r.URL
+	if err := e.checkScope(u); err != nil {
+		return nil, err
+	}
 	req := &fetch.Request{URL: u, Head: e.cfg.head, Prompt: e.prompter()}
+	if e.cfg.header != nil {
+		req.Header = e.cfg.header.Clone()
+	}
+	e.wo.track(r.Index, req)
+	e.errPages.track(r.Index, req)
 	if e.trace != nil {
 		req.Trace = e.trace.WithPrefix(fmt.Sprintf("[%d] ", r.Index+1))
 	}
@@ -53,7 +61,11 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	if !e.resumes() {
 		// The destination is made when the body comes (result); a URL
 		// that cannot have one fails now, before it is fetched.
-		if _, _, err := e.destName(u); err != nil {
+		dir, name, err := e.destName(u)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.claim(r.Index, u, dir, name); err != nil {
 			return nil, err
 		}
 		return req, nil
@@ -64,6 +76,9 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	}
 	if dest == nil {
 		return req, nil // stdout: nothing to resume from
+	}
+	if err := e.claim(r.Index, u, "", dest.final); err != nil {
+		return nil, err
 	}
 	off, err := dest.open()
 	dest.abort() // keeps FILE.part: it is reopened when the body comes
@@ -88,7 +103,7 @@ func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
 		name = dir + string(os.PathSeparator) + name
 	}
 	// With -I, the metadata goes to the file, as curl writes headers.
-	return &fileOut{final: name, resume: e.resumes(), many: e.cfg.output == ""}, nil
+	return &fileOut{final: name, resume: e.resumes(), many: e.cfg.output == "", mkdir: e.cfg.createDirs}, nil
 }
 
 // destName is outputName, or why a URL's bytes cannot go there, as a

@@ -16,9 +16,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"sync"
-	"time"
 
 	"golang.org/x/time/rate"
 
@@ -153,7 +151,6 @@ type crawl struct {
 	items    map[int]*Link            // by the batch's index
 	reqs     map[*fetch.Request]*Link // requests made, for do
 	stats    Stats
-	resolved map[string]bool // host → public
 	limMu    sync.Mutex
 	limiters map[string]*rate.Limiter
 	delayed  map[string]bool // hosts whose Crawl-delay was applied
@@ -168,7 +165,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Stats, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	cr := &crawl{c: c, ctx: ctx, cancel: cancel, fr: c.Frontier, items: map[int]*Link{}, reqs: map[*fetch.Request]*Link{},
-		resolved: map[string]bool{}, limiters: map[string]*rate.Limiter{}, delayed: map[string]bool{}}
+		limiters: map[string]*rate.Limiter{}, delayed: map[string]bool{}}
 	if cr.fr == nil {
 		cr.fr = NewMemoryFrontier()
 	}
@@ -286,16 +283,10 @@ func (cr *crawl) urls(bad []string) func(func(string) bool) {
 	}
 }
 
-// admit applies the checks that may need the network: robots.txt, and the
-// hop rule for links.
+// admit applies the check that may need the network: robots.txt. The hop
+// rule (no link from a public page to a private address) is the Client's,
+// judged at each dial on the address dialed (see request).
 func (cr *crawl) admit(l *Link) bool {
-	if l.Depth > 0 && l.Public && cr.private(l.URL) {
-		cr.count(func(s *Stats) { s.Private++ })
-		return false
-	}
-	if l.Depth == 0 {
-		l.Public = cr.public(l.URL)
-	}
 	if cr.robots != nil && !cr.robots.Allowed(cr.ctx, l.URL) {
 		cr.count(func(s *Stats) { s.Robots++ })
 		return false
@@ -322,6 +313,7 @@ func (cr *crawl) request(r *fetch.Result) (*fetch.Request, error) {
 		req.Hop = true
 	}
 	if l != nil {
+		req.FromPublic = l.Public // a link from a page a public address served
 		cr.reqs[req] = l
 	}
 	return req, nil
@@ -337,6 +329,12 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 		l = &Link{URL: r.URL}
 	}
 	p := &Page{URL: r.URL, Depth: l.Depth, Referrer: l.Referrer, Link: *l, Err: r.Err}
+	if r.Err != nil && l.Public && errors.Is(r.Err, fetch.Refused) {
+		// The Client refused to dial a private address for a link from
+		// a public page: the hop rule, not a failure of the site's.
+		cr.done(r.Index, l, func(s *Stats) { s.Private++ })
+		return nil
+	}
 	if r.Err != nil {
 		cr.done(r.Index, l, func(s *Stats) { s.Failed++ })
 		if err := cr.stopping(); err != nil {
@@ -351,6 +349,7 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 		return nil
 	}
 	res := r.Resource
+	l.Public = l.Public || res.FromPublic // its links lead from a public place
 	if m := cr.c.MaxBodySize; m > 0 && res.Size > m {
 		res.Body.Close()
 		cr.logf(slog.LevelDebug, "skipped: larger than MaxBodySize", "url", res.URL.Redacted(), "size", res.Size)
@@ -456,59 +455,4 @@ func (cr *crawl) logf(level slog.Level, msg string, args ...any) {
 	if cr.c.Logger != nil {
 		cr.c.Logger.Log(cr.ctx, level, msg, args...)
 	}
-}
-
-// public reports whether u's host resolves to a public address (an
-// address DenyPrivate would refuse is private).
-func (cr *crawl) public(u *url.URL) bool {
-	return cr.classify(u) == 1
-}
-
-// private reports whether u's host resolves to a private address.
-func (cr *crawl) private(u *url.URL) bool {
-	return cr.classify(u) == -1
-}
-
-// classify resolves u's host: 1 public, -1 private (any address of it),
-// 0 unknown (no host, or no answer).
-func (cr *crawl) classify(u *url.URL) int {
-	host := u.Host
-	if host == "" {
-		return 0
-	}
-	cr.mu.Lock()
-	pub, ok := cr.resolved[host]
-	cr.mu.Unlock()
-	if !ok {
-		addrs, err := cr.lookup(host)
-		if err != nil || len(addrs) == 0 {
-			return 0
-		}
-		pub = true
-		for _, a := range addrs {
-			if isPrivate(a) {
-				pub = false
-			}
-		}
-		cr.mu.Lock()
-		cr.resolved[host] = pub
-		cr.mu.Unlock()
-	}
-	if pub {
-		return 1
-	}
-	return -1
-}
-
-func (cr *crawl) lookup(host string) ([]netipAddr, error) {
-	if a, err := parseAddr(host); err == nil {
-		return []netipAddr{a}, nil
-	}
-	ctx, cancel := context.WithTimeout(cr.ctx, 10*time.Second)
-	defer cancel()
-	var r fetch.Resolver = net.DefaultResolver
-	if cr.c.Client.Resolver != nil {
-		r = cr.c.Client.Resolver
-	}
-	return r.LookupNetIP(ctx, "ip", host)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +33,7 @@ type site struct {
 	fetched    []string
 	times      map[string][]time.Time
 	listerOnly bool
+	dial       bool // each request dials its URL's host first, through the request
 }
 
 type page struct {
@@ -46,20 +49,34 @@ func (s *site) lookup(u *url.URL) (page, bool) {
 	return p, ok
 }
 
-// request records a request.
-func (s *site) request(u *url.URL) (page, bool) {
+// request records a request, and dials as a real handler would when
+// dial is set, so that the Client's dial-time policy judges the address.
+func (s *site) request(ctx context.Context, req *fetch.Request) (page, bool, error) {
+	u := req.URL
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.fetched = append(s.fetched, u.String())
 	if s.times == nil {
 		s.times = map[string][]time.Time{}
 	}
 	s.times[u.Host] = append(s.times[u.Host], time.Now())
-	return s.lookup(u)
+	p, ok := s.lookup(u)
+	dial := s.dial
+	s.mu.Unlock()
+	if dial {
+		c, err := req.DialContext(ctx, "tcp", u.HostPort())
+		if err != nil {
+			return p, ok, err
+		}
+		c.Close()
+	}
+	return p, ok, nil
 }
 
 func (s *site) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-	p, ok := s.request(req.URL)
+	p, ok, err := s.request(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return nil, fetch.Reply(fetch.NotFound, 404, "not found")
 	}
@@ -110,7 +127,10 @@ func (s *site) entries(links []string) func() (fetch.Entry, error) {
 }
 
 func (s *site) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, error) {
-	p, ok := s.request(req.URL)
+	p, ok, err := s.request(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	if !ok || p.links == nil {
 		return nil, fetch.Errorf(fetch.Unsupported, "not a listing")
 	}
@@ -298,8 +318,40 @@ func TestCrawlRobots(t *testing.T) {
 	}
 }
 
+// pipeDial is a Client.DialContext that connects to nothing: one end of a
+// pipe, closed at once. The policy has judged the address before it is
+// called.
+func pipeDial(ctx context.Context, network, addr string) (net.Conn, error) {
+	a, b := net.Pipe()
+	b.Close()
+	return a, nil
+}
+
+// rebinding answers public.example with 192.0.2.10 for its first lookups
+// and 127.0.0.1 after (DNS rebinding), other names from its Network.
+type rebinding struct {
+	fetchtest.Network
+	mu     sync.Mutex
+	public int // lookups of rebind.example still to answer publicly
+}
+
+func (r *rebinding) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if host != "rebind.example" {
+		return r.Network.LookupNetIP(ctx, network, host)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.public > 0 {
+		r.public--
+		return []netip.Addr{netip.MustParseAddr("192.0.2.11")}, nil
+	}
+	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+}
+
 // A link from a public page to a private address is not followed; from a
-// private seed, it is.
+// private seed, it is. The rule is judged at each dial on the address
+// dialed: a name that resolved to a public address when the page was
+// fetched and to the loopback when its link is (DNS rebinding) is refused.
 func TestCrawlHopRule(t *testing.T) {
 	s := &site{pages: map[string]page{
 		"gopher://public.example/1/":       {links: []string{"gopher://inside.example/0/secret", "gopher://127.0.0.1/0/x", "gopher://public.example/0/ok"}},
@@ -308,7 +360,9 @@ func TestCrawlHopRule(t *testing.T) {
 		"gopher://inside.example/0/secret": {body: "secret"},
 		"gopher://127.0.0.1/0/x":           {body: "x"},
 	}}
+	s.dial = true
 	c := s.client("gopher")
+	c.DialContext = pipeDial
 	c.Resolver = &fetchtest.Network{Hosts: map[string]string{"public.example": "192.0.2.10", "inside.example": "10.1.2.3"}}
 	got, st := visits(t, &Crawler{Client: c, Depth: 2, Scope: Scope{AnyHost: true}}, "gopher://public.example/1/")
 	if want := []string{"0 gopher://public.example/1/", "1 gopher://public.example/0/ok"}; !slices.Equal(got, want) || st.Private != 2 {
@@ -317,6 +371,15 @@ func TestCrawlHopRule(t *testing.T) {
 	got, _ = visits(t, &Crawler{Client: c, Depth: 2, Scope: Scope{AnyHost: true}}, "gopher://inside.example/1/")
 	if want := []string{"0 gopher://inside.example/1/", "1 gopher://inside.example/0/secret"}; !slices.Equal(got, want) {
 		t.Errorf("from a private seed: %q, want %q", got, want)
+	}
+
+	s.pages["gopher://rebind.example/1/"] = page{links: []string{"gopher://rebind.example/0/a", "gopher://rebind.example/0/b"}}
+	s.pages["gopher://rebind.example/0/a"] = page{body: "a"}
+	s.pages["gopher://rebind.example/0/b"] = page{body: "b"}
+	c.Resolver = &rebinding{Network: fetchtest.Network{Hosts: map[string]string{}}, public: 2}
+	got, st = visits(t, &Crawler{Client: c, Depth: 1, Parallel: 1, IgnoreRobots: true}, "gopher://rebind.example/1/")
+	if len(got) != 2 || st.Private != 1 || s.count("gopher://rebind.example/0/a")+s.count("gopher://rebind.example/0/b") != 2 {
+		t.Errorf("DNS rebinding after two public answers: visited %q (private %d), want the seed and one link, the other refused", got, st.Private)
 	}
 }
 

@@ -33,9 +33,9 @@ type Link struct {
 	Kind fetch.ResourceKind
 	// Listed reports that Kind comes from a listing entry.
 	Listed bool
-	// Public reports that every address from the seed to the referrer
-	// was public (the hop rule: such a link never leads to a private
-	// address).
+	// Public reports that the referrer was served from a public address
+	// (the hop rule: the Client then refuses to dial a private one for
+	// it; see fetch.Request.FromPublic).
 	Public bool
 }
 

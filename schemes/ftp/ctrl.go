@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/textproto"
-	"os"
 	"strings"
 	"time"
 
@@ -141,6 +140,9 @@ func (c *ctrl) send(line, shown string) error {
 	if err := c.w.Flush(); err != nil {
 		return c.ioErr(shown, err)
 	}
+	// A reply is awaited now: a server that writes it in pieces with
+	// Nagle's algorithm on waits for the first to be acknowledged.
+	fetch.QuickAck(c.conn)
 	return nil
 }
 
@@ -173,21 +175,20 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 	}
 	// The bound is the connection's read deadline, not a timer: a reply
 	// costs no allocation, and a reply already buffered no system call.
-	until := time.Now().Add(d)
-	c.raw.SetReadLimit(until)
+	c.raw.SetReplyTimeout(d)
 	code, msg, err := c.r.ReadResponse(0)
-	c.raw.SetReadLimit(time.Time{})
+	c.raw.SetReplyTimeout(0)
 	if c.limit.err != nil && (err != nil || c.br.Buffered() == 0 && c.limit.line != 0) {
 		// The connection failed while the reply was being read: a line
 		// it cut short is no reply, although textproto takes it for one.
-		return 0, "", c.ioErr(shown, late(c.limit.err, until, d))
+		return 0, "", c.ioErr(shown, c.limit.err)
 	}
 	if err != nil {
 		var pe textproto.ProtocolError
 		if errors.As(err, &pe) {
 			return 0, "", fetch.Errorf(fetch.Protocol, "%s: malformed reply: %s", fetch.Sanitize(shown), fetch.Sanitize(c.scrub(string(pe))))
 		}
-		return 0, "", c.ioErr(shown, late(err, until, d))
+		return 0, "", c.ioErr(shown, err)
 	}
 	c.replies++
 	msg = c.scrub(msg)
@@ -202,26 +203,6 @@ func (c *ctrl) readWithin(shown string, d time.Duration) (int, string, error) {
 		}
 	}
 	return code, msg, nil
-}
-
-// replyTimeout is the cause of a reply that did not arrive whole in time.
-type replyTimeout struct{ d time.Duration }
-
-func (e *replyTimeout) Error() string {
-	return fmt.Sprintf("no whole reply within %v", e.d)
-}
-
-// Unwrap makes the cause a deadline (Kind Timeout).
-func (e *replyTimeout) Unwrap() error { return context.DeadlineExceeded }
-
-// late names the failure of a read that the whole reply's bound (until,
-// d after the reply began) ended: a replyTimeout, of Kind Timeout, in
-// place of the connection's deadline error.
-func late(err error, until time.Time, d time.Duration) error {
-	if errors.Is(err, os.ErrDeadlineExceeded) && !time.Now().Before(until) {
-		return &fetch.Error{Kind: fetch.Timeout, Err: &replyTimeout{d: d}}
-	}
-	return err
 }
 
 // ioErr classifies a failure of the control connection itself.

@@ -59,7 +59,7 @@ func (c *ctrl) epsvReply(code int, msg string) (*dataSetup, error) {
 		if !ok {
 			return nil, replyErr(fetch.Protocol, "EPSV", code, msg, "no port in the reply")
 		}
-		return passiveData(c.peerIP(), port), nil
+		return passiveData(c.peerIP(), fetch.PeerHost(c.raw), port), nil
 	}
 	if code/100 != 5 {
 		return nil, c.unexpected("EPSV", code, msg)
@@ -85,13 +85,15 @@ func (c *ctrl) pasv() (*dataSetup, error) {
 	}
 	// The address in the reply is ignored: the data connection goes to the
 	// server the control connection reached (as curl's --ftp-skip-pasv-ip).
-	return passiveData(c.peerIP(), port), nil
+	return passiveData(c.peerIP(), fetch.PeerHost(c.raw), port), nil
 }
 
-// passiveData is the data connection to the server's port peer:port, to be
-// dialed.
-func passiveData(peer net.IP, port int) *dataSetup {
-	return &dataSetup{peer: peer, addr: net.JoinHostPort(peer.String(), strconv.Itoa(port))}
+// passiveData is the data connection to the server's port host:port, to
+// be dialed: host is the address the control connection reached or,
+// through a proxy that resolved the server's name, that name (see
+// fetch.PeerHost).
+func passiveData(peer net.IP, host string, port int) *dataSetup {
+	return &dataSetup{peer: peer, addr: net.JoinHostPort(host, strconv.Itoa(port))}
 }
 
 // dial connects to the server's passive port, when there is one to dial,

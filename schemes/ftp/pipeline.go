@@ -59,8 +59,7 @@ func (c *ctrl) sizeAndPassive(name string) (int64, *dataSetup, error) {
 	size := c.sizeReply(code, msg)
 	wait := min(pipeGrace+4*time.Since(start), c.idle)
 	code, msg, err = c.readWithin("EPSV", wait)
-	var late *replyTimeout
-	if errors.As(err, &late) && wait < c.idle {
+	if errors.Is(err, fetch.ErrReplyTimeout) && wait < c.idle {
 		c.trace.Notef("no reply to EPSV within %v of SIZE's: the server loses commands sent together; sending one at a time", wait.Round(time.Millisecond))
 		return -1, nil, &fetch.Error{Kind: fetch.Timeout, Err: errPipeLost}
 	}

@@ -44,6 +44,7 @@ type fakeServer struct {
 	drip         map[string]time.Duration // RETR of these paths: 16 bytes at a time, this long apart
 	tlsConf      *tls.Config              // when set, AUTH TLS, PBSZ and PROT are understood
 	implicit     bool                     // with tlsConf: TLS from the first byte (ftps)
+	nagle        bool                     // each reply written in two pieces, Nagle's algorithm on
 
 	mu     sync.Mutex
 	refuse map[string]bool // CWD to these absolute paths fails (set with refuseCWD)
@@ -139,6 +140,9 @@ type session struct {
 
 func (s *fakeServer) serve(c net.Conn, id int) {
 	defer func() { c.Close() }() // c, TLS once implicit TLS starts
+	if s.nagle {
+		c = fetchtest.NagleConn(c)
+	}
 	if s.implicit {
 		c = tls.Server(c, s.tlsConf)
 	}

@@ -323,6 +323,10 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 			return nil, readErr(err)
 		}
 	}
+	// The reply is awaited now: a server that writes it in pieces with
+	// Nagle's algorithm on waits for the first to be acknowledged, and
+	// after a TLS handshake the kernel delays acknowledgements.
+	fetch.QuickAck(s.conn)
 	size := 64 << 10
 	if m := h.maxLine() + 8; m > size {
 		size = m

@@ -73,7 +73,7 @@ func BenchmarkSmallClient(b *testing.B) {
 // per-request cost of the library's whole path.
 func BenchmarkSmallDo(b *testing.B) {
 	c := &fetch.Client{}
-	h := &Handler{Redirect: c.Do, Policy: func(u *url.URL) error { return c.Policy.Check(u) }}
+	h := &Handler{}
 	c.Register("http", h)
 	b.Cleanup(func() { c.Close() })
 	benchCanned(b, func(u *url.URL) (*fetch.Resource, error) {

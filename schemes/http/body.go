@@ -32,7 +32,7 @@ type body struct {
 
 func newBody(rc io.ReadCloser, ctx context.Context, cancel context.CancelCauseFunc, wd *watchdog, idle time.Duration) *body {
 	if idle <= 0 {
-		idle = 60 * time.Second
+		idle = fetch.DefaultIdleTimeout
 	}
 	var b *body
 	if hb, ok := rc.(*h1Body); ok {

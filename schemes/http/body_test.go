@@ -80,19 +80,30 @@ func TestCutBodies(t *testing.T) {
 }
 
 func TestMalformedReplies(t *testing.T) {
-	for _, reply := range []string{
-		"", // closed without a word
-		"SSH-2.0-OpenSSH_9.2\r\n",
-		"HTTP/1.1 abc\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 2<<20) + "\r\n\r\n",
-	} {
-		base := rawServer(t, reply, false)
-		_, _, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, base+"/")})
-		if !errors.Is(err, fetch.Protocol) {
-			t.Errorf("reply %.40q: %v (kind %v), want kind Protocol", reply, err, fetch.KindOf(err))
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		for _, reply := range []string{
+			"", // closed without a word
+			"SSH-2.0-OpenSSH_9.2\r\n",
+			"HTTP/1.1 abc\r\n\r\n",
+			"HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n",
+			"HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 2<<20) + "\r\n\r\n",
+			// No status below 100 is an interim reply: the reply after
+			// it is smuggled in, and it is no final reply either.
+			"HTTP/1.1 099 Early\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled",
+			"HTTP/1.1 000 Zero\r\nContent-Length: 8\r\n\r\nsmuggled",
+			// A switch to another protocol fetch did not ask for.
+			"HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\nnot http",
+			"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n",
+		} {
+			base := rawServer(t, reply, false)
+			for _, head := range []bool{false, true} {
+				_, body, err := get(t, tc.handler(t), &fetch.Request{URL: parse(t, base+"/"), Head: head})
+				if !errors.Is(err, fetch.Protocol) {
+					t.Errorf("reply %.40q (HEAD %v): %q, %v (kind %v), want kind Protocol", reply, head, body, err, fetch.KindOf(err))
+				}
+			}
 		}
-	}
+	})
 }
 
 func TestDeadlines(t *testing.T) {

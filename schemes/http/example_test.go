@@ -28,7 +28,7 @@ func Example() {
 	defer srv.Close()
 
 	c := new(fetch.Client)
-	h := &httpscheme.Handler{Redirect: c.Do}
+	h := new(httpscheme.Handler)
 	c.Register("http", h)
 	c.Register("https", h)
 	defer c.Close()
@@ -57,7 +57,7 @@ func ExampleHandler_List() {
 	defer srv.Close()
 
 	c := new(fetch.Client)
-	h := &httpscheme.Handler{Redirect: c.Do}
+	h := new(httpscheme.Handler)
 	c.Register("http", h)
 	defer c.Close()
 

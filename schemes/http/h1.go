@@ -40,10 +40,6 @@ var errHeaderTooLong = errors.New("the reply's header exceeds the limit")
 // its turn to read came (see h1Conn).
 var errConnClosed = errors.New("the connection closed before the reply")
 
-// aLongTimeAgo is a deadline in the past, which ends a wait on a
-// connection at once.
-var aLongTimeAgo = time.Unix(1, 0)
-
 // h1Request is a request for the h1 transport.
 type h1Request struct {
 	req    *fetch.Request // dials, and judges a reused connection
@@ -100,7 +96,7 @@ func (e *staleError) Unwrap() error { return e.err }
 
 // conn returns a connection to addr: an idle one, or one dialed now.
 func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool, error) {
-	pc, reused, err := t.pool.get(ctx, addr, r.method == "GET" || r.method == "HEAD")
+	pc, reused, err := t.pool.get(ctx, addr, r.method == "GET" || r.method == "HEAD", r.tr)
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}
@@ -173,7 +169,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	pc.wbuf = appendRequest(pc.wbuf[:0], r)
 	pc.conn.SetWriteDeadline(time.Now().Add(r.idle))
 	if turn == nil && ctx.Err() != nil {
-		pc.conn.SetWriteDeadline(aLongTimeAgo)
+		pc.conn.SetWriteDeadline(fetch.Past())
 	}
 	_, err := pc.conn.Write(pc.wbuf)
 	pc.wmu.Unlock()
@@ -241,7 +237,10 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 			}
 			return fail(err, "reading the reply headers")
 		}
-		if code := resp.StatusCode; code >= 200 || code == http.StatusSwitchingProtocols {
+		if code := resp.StatusCode; code < 100 || code >= 200 || code == http.StatusSwitchingProtocols {
+			// A final reply; or one below 100, which is none and is
+			// no interim reply either: the Handler refuses it (see
+			// finalError), and the connection is not kept.
 			break
 		}
 		// An informational reply (100 Continue, 103 Early Hints): the
@@ -254,7 +253,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	// Each read of the body waits at most the idle timeout.
 	pc.lr.arm, pc.lr.keep = r.idle, true
 
-	reuse := !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
+	reuse := !resp.Close && resp.StatusCode >= 100 && resp.StatusCode != http.StatusSwitchingProtocols
 	if resp.Body == http.NoBody {
 		pc.release(reuse)
 		return resp, nil
@@ -291,7 +290,7 @@ func (pc *h1Conn) watch(ctx context.Context) {
 		pc.unwatch = context.AfterFunc(ctx, func() {
 			pc.mu.Lock()
 			if pc.watched == done {
-				pc.conn.SetDeadline(aLongTimeAgo)
+				pc.conn.SetDeadline(fetch.Past())
 			}
 			pc.mu.Unlock()
 		})
@@ -455,7 +454,7 @@ func (b *h1Body) drainUntil() {
 	b.pc.lr.arm = 0
 	b.pc.conn.SetReadDeadline(time.Now().Add(b.idle))
 	if b.ctx.Err() != nil {
-		b.pc.conn.SetReadDeadline(aLongTimeAgo)
+		b.pc.conn.SetReadDeadline(fetch.Past())
 	}
 }
 

@@ -5,8 +5,9 @@ import (
 	"context"
 	"net"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // h1Pool keeps the connections of plain HTTP/1.1 requests, by host:port: at
@@ -71,7 +72,7 @@ type h1Conn struct {
 	proven   bool      // an exchange on it ended with it kept alive
 	bulk     bool      // the reply read now is long: no request joins (see readingBulk)
 
-	sock syscall.RawConn // the socket, for quickAck, when requests may be pipelined
+	check *idleCheck // looks whether anything came while it idled
 
 	mu      sync.Mutex      // guards watched and unwatch against the tie's func
 	watched <-chan struct{} // the Done of the context pc is tied to
@@ -112,18 +113,30 @@ func (p *h1Pool) host(key string) *h1Host {
 // dials and calls newConn, or calls free when the dial fails. Over the cap
 // it waits under ctx for any of these. The request has the connection
 // until it calls release or drop, or the connection closes.
-func (p *h1Pool) get(ctx context.Context, key string, pipe bool) (pc *h1Conn, reused bool, err error) {
+func (p *h1Pool) get(ctx context.Context, key string, pipe bool, tr *fetch.Trace) (pc *h1Conn, reused bool, err error) {
 	p.mu.Lock()
 	hc := p.host(key)
-	if n := len(hc.idle); n > 0 {
+	for n := len(hc.idle); n > 0; n = len(hc.idle) {
 		pc = hc.idle[n-1]
 		hc.idle[n-1] = nil
 		hc.idle = hc.idle[:n-1]
 		pc.since = time.Time{}
 		p.take(hc, pc)
 		p.mu.Unlock()
-		return pc, true, nil
+		if !pc.check.pending() {
+			return pc, true, nil
+		}
+		// Something came on the connection while it idled: bytes no
+		// request asked for, which the next request would take for its
+		// reply, or its end. net/http drops such a connection too.
+		if tr != nil {
+			tr.Notef("discarding the idle connection to %s: the server sent something unasked, or closed it", pc.conn.RemoteAddr())
+		}
+		pc.close()
+		p.mu.Lock()
+		hc = p.host(key)
 	}
+	pc = nil
 	if hc.open < p.max {
 		hc.open++
 		p.mu.Unlock()
@@ -191,9 +204,7 @@ func (p *h1Pool) newConn(key string, c net.Conn) *h1Conn {
 	pc := &h1Conn{key: key, conn: c, pool: p}
 	pc.lr.Conn = c
 	pc.br = bufio.NewReaderSize(&pc.lr, readBufferSize)
-	if p.depth > 1 {
-		pc.sock = socketOf(c)
-	}
+	pc.check = newIdleCheck(c)
 	p.mu.Lock()
 	p.take(p.host(key), pc)
 	p.mu.Unlock()
@@ -272,12 +283,16 @@ func (pc *h1Conn) release(reuse bool) {
 			return
 		}
 		// Nothing of the next reply yet: acknowledge this one now, which
-		// the server may be waiting for to send it (see quickAck).
+		// the server may be waiting for to send it: with Nagle's
+		// algorithm on (nginx), it holds the next reply until what it
+		// sent before is acknowledged, while this side, with no request
+		// left to send, has nothing to carry the acknowledgement on
+		// (see fetch.QuickAck).
 		ack := pc.br.Buffered() == 0
 		turn.ch <- true // buffered: it waits for no one
 		p.offer(hc, pc)
 		if ack {
-			quickAck(pc.sock)
+			fetch.QuickAck(pc.conn)
 		}
 		return
 	}
@@ -520,7 +535,7 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 		c.Conn.SetReadDeadline(time.Now().Add(c.arm))
 		// A cancel before the deadline was set would be undone by it.
 		if isDone(c.done) {
-			c.Conn.SetReadDeadline(aLongTimeAgo)
+			c.Conn.SetReadDeadline(fetch.Past())
 		}
 		if !c.keep {
 			c.arm = 0

@@ -133,6 +133,10 @@ func TestStatus(t *testing.T) {
 			if !errors.As(err, &re) || re.Code != tt.code || re.Text != http.StatusText(tt.code) {
 				t.Errorf("status %d: ReplyError %+v, want code %d text %q", tt.code, re, tt.code, http.StatusText(tt.code))
 			}
+			// curl's --retry set: 408, 429, 500, 502, 503, 504.
+			if want := strings.Contains(" 408 429 500 502 503 504 ", fmt.Sprintf(" %d ", tt.code)); fetch.Transient(err) != want {
+				t.Errorf("status %d: Transient = %v, want %v", tt.code, !want, want)
+			}
 			continue
 		}
 		if err != nil {
@@ -276,7 +280,9 @@ func TestTrace(t *testing.T) {
 	})
 	host := strings.TrimPrefix(srv.URL, "http://")
 	var tr strings.Builder
-	_, body, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, "http://joe:topsecret@"+host+"/from"), Trace: fetch.NewTrace(&tr)})
+	c := &fetch.Client{Parser: url.Parser{Lenient: true}}
+	c.Register("http", newHandler(t))
+	_, body, err := clientGet(t, c, &fetch.Request{URL: parse(t, "http://joe:topsecret@"+host+"/from"), Trace: fetch.NewTrace(&tr)})
 	if err != nil || string(body) != "done" {
 		t.Fatalf("Fetch: %q, %v", body, err)
 	}

@@ -26,7 +26,8 @@ const (
 )
 
 // List fetches an HTML page and yields the links in it as entries, as the
-// page streams in: the href of a, area and link elements and the src of
+// page streams in (a redirect is returned as a fetch.RedirectListing, for
+// the Client to follow): the href of a, area and link elements and the src of
 // img, frame and iframe elements, resolved (url.URL.ResolveReference)
 // against the page's URL (after redirects) and its first <base href>,
 // fragments dropped. Name is a
@@ -43,6 +44,9 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 	res, err := h.Fetch(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	if res.Redirect != nil {
+		return fetch.RedirectListing(res), nil
 	}
 	mt, _, _ := strings.Cut(res.MediaType, ";")
 	switch strings.TrimSpace(strings.ToLower(mt)) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
 )
 
 func TestList(t *testing.T) {
@@ -50,7 +51,9 @@ func TestList(t *testing.T) {
 		}
 	})
 	h := newHandler(t)
-	l, err := h.List(context.Background(), &fetch.Request{URL: parse(t, srv.URL+"/moved")})
+	c := &fetch.Client{Parser: url.Parser{Lenient: true}}
+	c.Register("http", h)
+	l, err := c.List(context.Background(), &fetch.Request{URL: parse(t, srv.URL+"/moved")})
 	if err != nil {
 		t.Fatal(err)
 	}

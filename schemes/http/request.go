@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	neturl "net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,13 +92,18 @@ type header struct{ name, value string }
 
 // headers returns the headers sent for a hop, in order: the handler's own,
 // then the request's Header fields (which replace the handler's User-Agent
-// and Accept-Encoding when they name them), sorted by name. The
+// and Accept-Encoding when they name them), sorted by name. A Header field
+// whose values are all empty removes the handler's field of that name and
+// is not sent (curl's -H "Name:"); an empty User-Agent is kept in the
+// list, so that neither transport adds one of its own, and never sent. The
 // Authorization value is real; callers mask it for display. A Header field
 // that could end or split the request is refused (RFC 9110 §5).
 func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, offset int64, head bool) ([]header, error) {
 	hs := make([]header, 1, 6+len(req.Header))
 	hs[0] = header{"Host", hostHeader(u)}
-	if req.Header.Get("User-Agent") == "" {
+	if removed(req.Header, "User-Agent") {
+		hs = append(hs, header{"User-Agent", ""})
+	} else if req.Header.Get("User-Agent") == "" {
 		hs = append(hs, header{"User-Agent", h.userAgent()})
 	}
 	if creds != nil {
@@ -106,11 +112,15 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 	if offset > 0 {
 		hs = append(hs, header{"Range", "bytes=" + strconv.FormatInt(offset, 10) + "-"})
 	}
-	if (h.Raw || (offset == 0 && !head)) && req.Header.Get("Accept-Encoding") == "" {
+	if (h.Raw || (offset == 0 && !head)) && req.Header.Get("Accept-Encoding") == "" && !removed(req.Header, "Accept-Encoding") {
 		// net/http adds this itself and decodes the body, except on a
 		// Range or HEAD request; with Raw it is set here so that net/http
 		// leaves the body encoded.
 		hs = append(hs, header{"Accept-Encoding", "gzip"})
+	}
+	jarCookies := cookieHeader(req, u)
+	if jarCookies != "" && req.Header.Get("Cookie") == "" {
+		hs = append(hs, header{"Cookie", jarCookies})
 	}
 	if t := req.IfModifiedSince; !t.IsZero() && req.Header.Get("If-Modified-Since") == "" {
 		hs = append(hs, header{"If-Modified-Since", t.UTC().Format(http.TimeFormat)})
@@ -122,6 +132,9 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 	sort.Strings(names)
 	for _, k := range names {
 		ck := http.CanonicalHeaderKey(k)
+		if removed(req.Header, k) {
+			continue // a removal: sent as nothing
+		}
 		switch ck {
 		case "Host", "Range", "Content-Length", "Transfer-Encoding", "Connection":
 			continue // the handler's to set
@@ -129,18 +142,57 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 			if creds != nil {
 				continue // the URL's or the request's credentials win
 			}
+		case "Cookie":
+			if jarCookies != "" {
+				// One Cookie field (RFC 6265 §5.4): the request's, then the jar's.
+				vs := append(slices.Clone(req.Header[k]), jarCookies)
+				if err := checkValue(ck, vs...); err != nil {
+					return nil, err
+				}
+				hs = append(hs, header{ck, strings.Join(vs, "; ")})
+				continue
+			}
 		}
 		if !validName(k) {
 			return nil, fetch.Errorf(fetch.Refused, "the header name %q is not a token", fetch.Sanitize(k))
 		}
+		if err := checkValue(ck, req.Header[k]...); err != nil {
+			return nil, err
+		}
 		for _, v := range req.Header[k] {
-			if strings.ContainsAny(v, "\r\n\x00") {
-				return nil, fetch.Errorf(fetch.Refused, "the %s header holds a CR, LF or NUL, which would split the request", ck)
-			}
 			hs = append(hs, header{ck, v})
 		}
 	}
 	return hs, nil
+}
+
+// removed reports whether h names the field k with no value but empty
+// ones: a request to send no such field, not even the handler's own.
+// Names are matched without regard to case.
+func removed(h http.Header, k string) bool {
+	found := false
+	for name, vs := range h {
+		if !strings.EqualFold(name, k) {
+			continue
+		}
+		for _, v := range vs {
+			if v != "" {
+				return false
+			}
+		}
+		found = true
+	}
+	return found
+}
+
+// checkValue refuses header values that hold a CR, LF or NUL.
+func checkValue(name string, vs ...string) error {
+	for _, v := range vs {
+		if strings.ContainsAny(v, "\r\n\x00") {
+			return fetch.Errorf(fetch.Refused, "the %s header holds a CR, LF or NUL, which would split the request", name)
+		}
+	}
+	return nil
 }
 
 // validName reports whether s is a header field name: a token of RFC 9110
@@ -177,8 +229,10 @@ func mask(name, value string) string {
 // Plan returns the request line and headers Fetch would send for the
 // request's URL, without connecting: "GET /path HTTP/1.1", then one
 // "Name: value" line per header, credentials shown as "****". When the
-// environment names a proxy for the URL, the lines are those sent to the
-// proxy (an absolute request-target for http, a CONNECT first for https).
+// Client (or, when it chooses none, the environment) names an HTTP proxy
+// for the URL, the lines are those sent to the proxy (an absolute
+// request-target for http, a CONNECT first for https); a SOCKS proxy's
+// handshake is not shown.
 // Redirects cannot be planned: only the first hop is shown.
 func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 	u := req.URL
@@ -195,10 +249,9 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 		offset = 0
 	}
 	var lines []string
-	nu := netURL(u)
-	proxy, err := h.proxyFunc()(&http.Request{URL: nu, Header: http.Header{}})
+	proxy, err := h.planProxy(req)
 	if err != nil {
-		return nil, fetch.Errorf(fetch.Usage, "proxy setting: %v", err)
+		return nil, err
 	}
 	if proxy != nil {
 		if u.Scheme == "https" {
@@ -217,6 +270,9 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 		return nil, err
 	}
 	for _, hd := range hs {
+		if hd.value == "" && hd.name == "User-Agent" {
+			continue // removed: never sent
+		}
 		lines = append(lines, hd.name+": "+mask(hd.name, hd.value))
 	}
 	if proxy != nil && u.Scheme == "http" && proxy.User != nil {

@@ -34,6 +34,22 @@ func statusLine(resp *http.Response) string {
 	return fetch.Sanitize(resp.Proto + " " + resp.Status)
 }
 
+// finalError returns an error of Kind Protocol for a reply that cannot be
+// the final answer to a GET or HEAD: a status below 100, which no version
+// of HTTP defines (a "099" must not pass for an interim reply, nor for a
+// final one whose body would then be taken as the resource), and 101
+// Switching Protocols, which fetch never asks for (no Upgrade is sent), so
+// that what follows it is not HTTP. It returns nil for any other status.
+func finalError(resp *http.Response) error {
+	switch code := resp.StatusCode; {
+	case code < 100:
+		return fetch.Errorf(fetch.Protocol, "malformed reply: status %03d is below 100 (%s)", code, statusLine(resp))
+	case code == http.StatusSwitchingProtocols:
+		return fetch.Errorf(fetch.Protocol, "the server switched protocols (%s), though no upgrade was asked for", statusLine(resp))
+	}
+	return nil
+}
+
 // statusError returns the error a reply's status means, or nil for a
 // status below 400 other than 304: 304 is NotModified (the answer to a
 // conditional request); 404 and 410 are NotFound; 401, 403 and 407 are
@@ -70,8 +86,20 @@ func replyError(resp *http.Response) error {
 		Code:       resp.StatusCode,
 		Text:       strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
 		RetryAfter: retryAfter(field(resp.Header, "Retry-After"), time.Now()),
+		Transient:  transientStatus(resp.StatusCode),
 	}
 	return &statusErr{proto: resp.Proto, re: re}
+}
+
+// transientStatus reports whether a status says the failure may pass:
+// 408, 429, 500, 502, 503 and 504, the statuses curl's --retry retries.
+func transientStatus(code int) bool {
+	switch code {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
 }
 
 // statusErr is a reply whose status is an error.
@@ -123,6 +151,25 @@ func field(h http.Header, key string) string {
 // resource builds the Resource for a successful reply; Body is left nil
 // for the caller to fill, except for a resume that finds nothing left to
 // send, whose Body is empty.
+// redirect returns the Resource of a redirect to next: the reply's status
+// and header fields, its body still to be set.
+func redirect(u *url.URL, resp *http.Response, next *url.URL) *fetch.Resource {
+	res := &fetch.Resource{
+		URL:      u,
+		Redirect: next,
+		Kind:     fetch.KindFile,
+		Size:     resp.ContentLength,
+		Header:   resp.Header,
+		Status:   resp.StatusCode,
+		Extra:    map[string]string{fetch.ExtraHTTPStatus: fetch.Sanitize(resp.Status), fetch.ExtraHTTPVersion: resp.Proto},
+	}
+	if res.Size < 0 {
+		res.Size = -1
+	}
+	res.MediaType = mediaType(field(resp.Header, "Content-Type"))
+	return res
+}
+
 func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64) (*fetch.Resource, error) {
 	res := &fetch.Resource{
 		URL:    u,

@@ -79,7 +79,7 @@ func TestControlCharacters(t *testing.T) {
 	} {
 		base := rawServer(t, reply, false)
 		var tr bytes.Buffer
-		h := &Handler{MaxRedirects: -1}
+		h := new(Handler)
 		t.Cleanup(func() { h.Close() })
 		res, _, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), Trace: fetch.NewTrace(&tr)})
 		text := tr.String()

@@ -39,7 +39,7 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	}
 	per := h.maxConnsPerHost()
 	t := &http.Transport{
-		Proxy:                  h.proxyFunc(),
+		Proxy:                  h.transportProxy,
 		DialContext:            dialContext,
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           64,
@@ -76,11 +76,12 @@ func (h *Handler) h1Transport() *h1 {
 const idleConnTimeout = 90 * time.Second
 
 // Pipelining returns the requests one connection to u's host carries at
-// once: Pipeline (at least 1) for http URLs, 1 for https, which net/http
-// carries. It makes Handler a fetch.Pipeliner, so that the Client and a
-// Batch let that many transfers per connection run.
+// once: Pipeline (at least 1) for http URLs, 1 for https, and for http
+// with NetHTTP set, which net/http carries. It makes Handler a
+// fetch.Pipeliner, so that the Client and a Batch let that many transfers
+// per connection run.
 func (h *Handler) Pipelining(u *url.URL) int {
-	if u == nil || u.Scheme != "http" {
+	if u == nil || u.Scheme != "http" || h.NetHTTP {
 		return 1
 	}
 	return max(h.Pipeline, 1)

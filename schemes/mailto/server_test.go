@@ -11,6 +11,8 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // received is one message the test relay accepted.
@@ -30,6 +32,19 @@ type relayServer struct {
 	msgs     []received
 	user, pw string // when set, AUTH PLAIN with these is required
 	rejectTo string // a recipient refused with 550
+	nagle    bool   // each reply written in two pieces, Nagle's algorithm on
+}
+
+// nagleListener hands out connections that write as fetchtest.NagleConn
+// does.
+type nagleListener struct{ net.Listener }
+
+func (l nagleListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return fetchtest.NagleConn(c), nil
 }
 
 func (rs *relayServer) messages() []received {
@@ -105,6 +120,9 @@ func startRelay(t *testing.T, rs *relayServer, cfg *tls.Config) *relayServer {
 	srv.ErrorLog = discardLogger{}
 	srv.TLSConfig = cfg
 	rs.Addr = ln.Addr().String()
+	if rs.nagle {
+		ln = nagleListener{ln}
+	}
 	done := make(chan struct{})
 	go func() { srv.Serve(ln); close(done) }()
 	t.Cleanup(func() { srv.Close(); <-done })

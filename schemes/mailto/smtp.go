@@ -101,6 +101,9 @@ func (c *client) cmd(want int, shown, line string) (int, string, error) {
 	if err := c.w.PrintfLine("%s", line); err != nil {
 		return 0, "", err
 	}
+	// A reply is awaited now: a relay that writes it in pieces with
+	// Nagle's algorithm on waits for the first to be acknowledged.
+	fetch.QuickAck(c.conn)
 	return c.reply(want)
 }
 
@@ -202,6 +205,7 @@ func (c *client) data(m *message) (string, error) {
 	if err := dw.Close(); err != nil {
 		return "", err
 	}
+	fetch.QuickAck(c.conn) // as in cmd
 	code, msg, err := c.reply(250)
 	if err != nil {
 		return "", err

@@ -38,6 +38,7 @@ type fakeServer struct {
 	override      map[string]string // command line → the literal status line to answer
 	hang          map[string]bool   // command line → never answered
 	closeAfter    int               // close each connection after this many commands (0: never)
+	nagle         bool              // each reply written in two pieces, Nagle's algorithm on
 
 	mu    sync.Mutex
 	lines []string // every line received, over all connections
@@ -87,6 +88,9 @@ func (f *fakeServer) serve(c net.Conn) {
 	f.mu.Lock()
 	f.conns++
 	f.mu.Unlock()
+	if f.nagle {
+		c = fetchtest.NagleConn(c)
+	}
 	r := bufio.NewReader(c)
 	w := bufio.NewWriter(c)
 	say := func(s string) { w.WriteString(s + "\r\n") }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/textproto"
 	"strings"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -31,9 +32,9 @@ type session struct {
 	// can answer.
 	prompt func(label string, secret bool) (string, error)
 
-	clock   *replyClock // bounds each whole reply
-	stop    func() bool // ends the current request's Watch
-	group   string      // the group selected by the last GROUP, or ""
+	idle    time.Duration // each whole reply (a status line, a short block) must come within it
+	stop    func() bool   // ends the current request's Watch
+	group   string        // the group selected by the last GROUP, or ""
 	authed  bool
 	noOver  bool // the server answered OVER with 500: use XOVER
 	replies int  // status lines read for the current request
@@ -73,8 +74,8 @@ func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey) (*ses
 		s.trace.Notef("TLS %s with %s", tls.VersionName(tc.ConnectionState().Version), t.host)
 		s.nc = tc
 	}
-	s.clock = &replyClock{r: s.nc, idle: req.EffectiveIdleTimeout()}
-	s.r = textproto.NewReader(bufio.NewReaderSize(s.clock, bufSize))
+	s.idle = req.EffectiveIdleTimeout()
+	s.r = textproto.NewReader(bufio.NewReaderSize(s.nc, bufSize))
 	s.w = textproto.NewWriter(bufio.NewWriter(s.nc))
 	if err := s.start(); err != nil {
 		s.close()
@@ -147,14 +148,17 @@ func (s *session) send(line, shown string) error {
 	if err := s.w.PrintfLine("%s", line); err != nil {
 		return s.ioErr(err)
 	}
+	// A reply is awaited now: a server that writes it in pieces with
+	// Nagle's algorithm on waits for the first to be acknowledged.
+	fetch.QuickAck(s.nc)
 	return nil
 }
 
 // readReply reads one status line, bounded by maxReplyLine.
 func (s *session) readReply() (reply, error) {
-	s.clock.start()
+	s.raw.SetReplyTimeout(s.idle)
 	line, err := s.readLine()
-	s.clock.stop()
+	s.raw.SetReplyTimeout(0)
 	if err != nil {
 		return reply{}, err
 	}
@@ -188,9 +192,9 @@ func (s *session) readLine() (string, error) {
 // readShortBlock reads a multi-line block that is small by nature
 // (CAPABILITIES, HEAD), dot-unstuffed, at most max bytes.
 func (s *session) readShortBlock(max int64) ([]byte, error) {
-	s.clock.start()
+	s.raw.SetReplyTimeout(s.idle)
 	b, err := io.ReadAll(io.LimitReader(newDotReader(s.r.R), max+1))
-	s.clock.stop()
+	s.raw.SetReplyTimeout(0)
 	if err != nil {
 		return nil, s.ioErr(err)
 	}

@@ -1,7 +1,6 @@
 package prospero
 
 import (
-	"context"
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -60,21 +59,15 @@ func ftpURL(t target, m []string) (string, error) {
 	return u, nil
 }
 
-// followFTP fetches an AFTP object through Follow.
-func (h *Handler) followFTP(ctx context.Context, req *fetch.Request, t target, m []string) (*fetch.Resource, error) {
+// aftpURL returns the ftp URL an AFTP access method names.
+func aftpURL(t target, m []string) (*url.URL, error) {
 	raw, err := ftpURL(t, m)
 	if err != nil {
 		return nil, err
-	}
-	if h.Follow == nil {
-		return nil, fetch.Errorf(fetch.Unsupported, "the object is served by FTP (%s) and no FTP handler is connected", raw)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fetch.Errorf(fetch.Protocol, "the AFTP access method names no valid URL: %v", err)
 	}
-	req.Trace.Notef("access method AFTP: fetching %s", raw)
-	// A hop: no credentials (the prospero request's are not the FTP
-	// server's), and the hop rule applies when it dials.
-	return h.Follow(ctx, req.Follow(u))
+	return u, nil
 }

@@ -29,8 +29,20 @@ const (
 	// one reply.
 	maxWaitNotice = 5 * time.Minute
 	// defaultRetransmit is the reference client's first wait before it
-	// re-sends: 4 seconds, doubled after each try.
+	// re-sends: 4 seconds, doubled after each try. It is the wait only
+	// until a round trip has been measured (see rtt).
 	defaultRetransmit = 4 * time.Second
+	// minRTO and maxRTO bound the re-send wait that the measured round
+	// trip gives: Linux TCP's floor (RFC 6298 asks for 1 s, for the
+	// Internet of 2011; a lost Prospero packet costs the whole wait), and
+	// RFC 6298's ceiling.
+	minRTO = 200 * time.Millisecond
+	maxRTO = 60 * time.Second
+	// earlyMin and earlyMax bound how long the client waits for a
+	// window's last packet once every other packet of the window is in,
+	// before it re-sends its ACK (see message.fill).
+	earlyMin = 5 * time.Millisecond
+	earlyMax = 500 * time.Millisecond
 )
 
 // session is the UDP socket of one fetch, shared by its successive requests
@@ -40,6 +52,7 @@ type session struct {
 	conn       net.Conn // connected UDP socket
 	trace      *fetch.Trace
 	retransmit time.Duration // first wait before re-sending
+	rtt        rtt           // the round trip, measured over the session's requests
 	idle       time.Duration // give up after this long without a packet
 	cause      atomic.Pointer[error]
 	stop       func() bool
@@ -57,6 +70,8 @@ func newSession(ctx context.Context, conn net.Conn, trace *fetch.Trace, retransm
 		cid = 1
 	}
 	l := &session{conn: conn, trace: trace, retransmit: retransmit, idle: idle, nextCID: cid}
+	l.rtt.rto = retransmit
+	l.rtt.floor = min(minRTO, retransmit)
 	l.stop = context.AfterFunc(ctx, func() {
 		err := context.Cause(ctx)
 		l.cause.Store(&err)
@@ -155,15 +170,19 @@ func (l *session) request(payload []byte) (*message, error) {
 	if err := l.send(pkt); err != nil {
 		return nil, err
 	}
+	m.sentAt = time.Now() // the reply's first packet times it
 	return m, nil
 }
 
 // message is one ARDP reply being received: packets are reassembled by
 // sequence number and delivered in order as a stream; the server's
-// please-ACK packets are acknowledged at once, the complete reply once; an
-// unanswered wait re-sends the request (nothing received yet) or the last
-// ACK, with the wait doubling each time, until the session's idle timeout
-// passes without a packet.
+// please-ACK packets are acknowledged at once, the complete reply once. An
+// unanswered wait (the session's measured re-send timer, see rtt) re-sends
+// the request (nothing received yet) or the last ACK, the wait doubling
+// each time, until the session's idle timeout passes without a packet.
+// When every packet of a window is in but its last, which carries the
+// server's please-ACK and without which the server sends nothing more, the
+// ACK is re-sent after a fraction of that wait (rtt.early).
 type message struct {
 	l       *session
 	cid     uint16
@@ -176,6 +195,10 @@ type message struct {
 	waited  time.Duration     // extra time granted by wait notices
 	by      time.Time         // when the whole reply must be in (plus waited); zero: no bound
 	err     error             // sticky: io.EOF once complete
+	acked   uint16            // the received-through of the last ACK sent
+	sentAt  time.Time         // when the request or ACK being timed went (once); zero: none
+	lastNew time.Time         // when the last new packet came
+	early   uint16            // the window end whose last packet was asked for early
 }
 
 // bound requires the whole reply within d from now, plus what wait notices
@@ -210,8 +233,21 @@ func (m *message) contiguous() uint16 {
 	}
 }
 
+// lastMissing reports whether every packet of the window the server sends
+// now (the 16 after the last ACK, or fewer at the reply's end) has come
+// but its last, and returns that last packet's number.
+func (m *message) lastMissing() (uint16, bool) {
+	end := int(m.acked) + window
+	if m.total != 0 {
+		end = min(end, int(m.total))
+	}
+	c := int(m.contiguous())
+	return uint16(end), c == end-1 && c > int(m.acked)
+}
+
 func (m *message) ack(rcvd uint16, why string) error {
 	m.l.trace.Notef("ARDP ACK %d (%s)", rcvd, why)
+	m.acked = max(m.acked, rcvd)
 	return m.l.send(appendHeader(nil, ackHeader(m.cid, rcvd)))
 }
 
@@ -219,10 +255,9 @@ func (m *message) ack(rcvd uint16, why string) error {
 // when the reply is complete.
 func (m *message) fill() error {
 	l := m.l
-	wait := l.retransmit
 	now := time.Now()
 	giveUp := now.Add(l.idle)
-	resend := now.Add(wait)
+	resend := now.Add(l.rtt.rto)
 	tries := 0
 	for {
 		if m.total != 0 && m.next > m.total {
@@ -250,7 +285,12 @@ func (m *message) fill() error {
 		if !m.by.IsZero() {
 			limit = earlier(giveUp, m.by.Add(m.waited))
 		}
-		pkt, timedOut, err := l.recv(earlier(resend, limit))
+		wake := earlier(resend, limit)
+		last, early := m.lastMissing()
+		if early = early && m.early != last; early {
+			wake = earlier(wake, m.lastNew.Add(l.rtt.early()))
+		}
+		pkt, timedOut, err := l.recv(wake)
 		if err != nil {
 			return err
 		}
@@ -262,19 +302,32 @@ func (m *message) fill() error {
 				}
 				return m.silence(tries)
 			}
+			m.sentAt = time.Time{} // what is re-sent is not timed (Karn)
+			if early && now.Before(resend) {
+				// The window is in but its last packet: ask for it now
+				// rather than after the whole re-send wait.
+				m.early = last
+				c := m.contiguous()
+				l.trace.Notef("ARDP: packet %d, the last of its window, is missing; re-sending ACK %d early", last, c)
+				if err := m.ack(c, "re-sent early"); err != nil {
+					return err
+				}
+				resend = now.Add(l.rtt.rto)
+				continue
+			}
 			tries++
 			if c := m.contiguous(); c > 0 {
-				l.trace.Notef("ARDP: no packet for %s; re-sending ACK %d", wait, c)
+				l.trace.Notef("ARDP: no packet for %s; re-sending ACK %d", l.rtt.rto, c)
 				err = m.ack(c, "re-sent")
 			} else {
-				l.trace.Notef("ARDP: no reply for %s; re-sending the request (connection id %d)", wait, m.cid)
+				l.trace.Notef("ARDP: no reply for %s; re-sending the request (connection id %d)", l.rtt.rto, m.cid)
 				err = l.send(m.req)
 			}
 			if err != nil {
 				return err
 			}
-			wait *= 2
-			resend = now.Add(wait)
+			l.rtt.backoff()
+			resend = now.Add(l.rtt.rto)
 			continue
 		}
 		h, data, err := parseHeader(pkt)
@@ -300,15 +353,23 @@ func (m *message) fill() error {
 			if _, dup := m.pending[h.Seq]; !dup {
 				m.pending[h.Seq] = append([]byte(nil), data...)
 				m.got++
+				if !m.sentAt.IsZero() {
+					l.rtt.sample(now.Sub(m.sentAt))
+					m.sentAt = time.Time{}
+				}
 				// A new packet is progress: the server is alive.
-				wait = l.retransmit
+				m.lastNew = now
 				giveUp = now.Add(l.idle)
-				resend = now.Add(wait)
+				resend = now.Add(l.rtt.rto)
 			}
 		}
 		if h.Flags&flagAckPlease != 0 {
-			if err := m.ack(m.contiguous(), "asked"); err != nil {
+			c := m.contiguous()
+			if err := m.ack(c, "asked"); err != nil {
 				return err
+			}
+			if m.total == 0 || c < m.total {
+				m.sentAt = now // the next window's first packet times it
 			}
 		}
 	}
@@ -329,7 +390,7 @@ func (m *message) control(h header, giveUp, resend *time.Time) error {
 		m.l.trace.Notef("ARDP: the server asks for %s more", d)
 		now := time.Now()
 		*giveUp = now.Add(max(d, m.l.idle))
-		*resend = now.Add(d + m.l.retransmit)
+		*resend = now.Add(d + m.l.rtt.rto)
 	}
 	return nil
 }

@@ -11,8 +11,9 @@
 //
 //   - a file with the PROSPERO-CONTENTS access method: its bytes, fetched
 //     with GET-OBJECT-INFO CONTENTS and unquoted as the packets arrive;
-//   - a file with the AFTP access method: the ftp:// URL it names, fetched
-//     through Handler.Follow (the Client's FTP handler);
+//   - a file with the AFTP access method: a referral to the ftp:// URL it
+//     names (the Resource's Redirect), which the fetch.Client follows
+//     through its FTP handler;
 //   - a directory (an object without access methods, as dirsrv serves
 //     them): its links, one prospero:// URL a line, in the server's order.
 //     dirsrv names itself in its links ("LOCALHOST(21525)"); a link to
@@ -27,7 +28,8 @@
 // attributes) must come within the idle timeout in all, not per packet. A
 // TAB in the object name or version is refused (fetch.Refused), as CR, LF
 // and NUL are: it would reach the request line, if quoted. A
-// FORWARDED reply is followed, at most Handler.MaxForwards times.
+// FORWARDED reply is a referral too: the Resource's Redirect is the
+// prospero URL it names, and the Client follows it, within its hop limit.
 //
 // ARDP is in header.go (the variable, truncatable header) and ardp.go
 // (reassembly by sequence number, ACKs, retransmission with backoff, wait

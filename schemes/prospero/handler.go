@@ -13,24 +13,19 @@ import (
 
 // Handler fetches prospero URLs. The zero Handler is ready to use; it
 // delivers files with the PROSPERO-CONTENTS access method and directories,
-// and refuses AFTP files until Follow is set.
+// and reports FORWARDED replies and AFTP files as referrals for the
+// fetch.Client to follow.
 type Handler struct {
 	// Retransmit is how long to wait for a reply before re-sending the
-	// request (or, part-way through a reply, the last ACK); the wait
-	// doubles after each re-send, and the Request's IdleTimeout without a
-	// packet ends the try. Zero means 4 seconds, the reference client's.
+	// request (or, part-way through a reply, the last ACK) until a round
+	// trip has been measured; from then on the wait follows the measured
+	// round trip as TCP's does (RFC 6298: SRTT + 4·RTTVAR, at least
+	// 200 ms or Retransmit if less). The wait doubles after each re-send,
+	// and the Request's IdleTimeout without a packet ends the try. When a
+	// window's packets are in but its last (the one asking for an ACK),
+	// the ACK is re-sent after an eighth of the wait. Zero means 4
+	// seconds, the reference client's.
 	Retransmit time.Duration
-	// MaxForwards is how many FORWARDED replies one fetch follows. Zero
-	// means 3; a negative value follows none.
-	MaxForwards int
-	// Follow fetches the URL of another scheme that an object's access
-	// method names: an AFTP method becomes an ftp:// URL. schemes.Register
-	// sets it to the Client's Do. Nil means such objects are Unsupported.
-	Follow func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error)
-	// Policy checks a server that a FORWARDED reply names before any
-	// packet goes there; schemes.Register sets it to the Client's policy.
-	// Nil means the default fetch.Policy.
-	Policy func(u *url.URL) error
 	// User is the name sent in the AUTHENTICATE line when the request has
 	// no credentials. Empty means "anonymous". No password is ever sent:
 	// RFC 1738 §3.11 allows none.
@@ -41,16 +36,6 @@ var (
 	_ fetch.Handler = (*Handler)(nil)
 	_ fetch.Planner = (*Handler)(nil)
 )
-
-func (h *Handler) maxForwards() int {
-	switch {
-	case h.MaxForwards < 0:
-		return 0
-	case h.MaxForwards == 0:
-		return 3
-	}
-	return h.MaxForwards
-}
 
 // preamble is the start of every request: the protocol version, and the
 // client's unauthenticated identity: the request's User (-u) or h.User.
@@ -97,10 +82,12 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 }
 
 // Fetch resolves the object the URL names and delivers it: a file's bytes
-// (Kind file), a directory's links as prospero URLs one a line (Kind
-// directory), or, for an AFTP file, what Follow returns. With req.Head only
-// the attributes are read. The Body owns the UDP socket; closing it ends
-// the exchange.
+// (Kind file), or a directory's links as prospero URLs one a line (Kind
+// directory). A FORWARDED reply, and an AFTP file, are referrals: the
+// Resource's Redirect is the prospero URL the server forwards to, or the
+// ftp URL the access method names, for the fetch.Client to follow. With
+// req.Head only the attributes are read. The Body owns the UDP socket;
+// closing it ends the exchange.
 func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	t, err := targetOf(req.URL)
 	if err != nil {
@@ -109,34 +96,16 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	if req.URL.User != nil {
 		req.Trace.Notef("prospero URLs carry no user name (RFC 1738 §3.11); ignoring it")
 	}
-	dreq := req // the request that dials: a hop's, after a referral
-	for hop := 0; ; hop++ {
-		s, err := h.dial(ctx, dreq, t)
-		if err != nil {
-			return nil, err
-		}
-		res, next, err := h.resolve(ctx, req, s, t)
-		if next == nil {
-			if err != nil {
-				s.close()
-				return nil, err
-			}
-			return res, nil
-		}
-		s.close()
-		if hop >= h.maxForwards() {
-			return nil, fetch.Errorf(fetch.Protocol, "forwarded more than %d times; last to %s", h.maxForwards(), urlOf(*next))
-		}
-		t = *next
-		req.Trace.Notef("forwarded to %s", urlOf(t))
-		u, err := url.Parse(urlOf(t))
-		if err != nil {
-			return nil, fetch.Errorf(fetch.Protocol, "FORWARDED names no valid URL: %v", err)
-		}
-		// A hop: the hop rule (public to private refused) applies when
-		// it dials, and it carries no credentials.
-		dreq = dreq.Follow(u)
+	s, err := h.dial(ctx, req, t)
+	if err != nil {
+		return nil, err
 	}
+	res, err := h.resolve(ctx, req, s, t)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	return res, nil
 }
 
 // dial opens the UDP socket to t's server and ties it to ctx.
@@ -165,21 +134,26 @@ func (h *Handler) ask(s *session, req *fetch.Request, lines []string) (*message,
 	return s.request([]byte(b.String()))
 }
 
-// resolve asks for t's attributes and delivers the object. It returns a
-// non-nil next when the server forwards the request elsewhere.
-func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t target) (*fetch.Resource, *target, error) {
+// resolve asks for t's attributes and delivers the object, or the
+// referral the server or the object's access method makes.
+func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t target) (*fetch.Resource, error) {
 	m, err := h.ask(s, req, infoLines(t))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	m.bound(s.idle)
 	inf, err := readInfo(m, req.Trace)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if f := inf.fwd; f != nil {
+		s.close()
 		next, err := h.forwardTarget(t, f)
-		return nil, next, err
+		if err != nil {
+			return nil, err
+		}
+		req.Trace.Notef("forwarded to %s", next.Redacted())
+		return &fetch.Resource{URL: req.URL, Redirect: next, Kind: fetch.KindFile, Size: -1, Body: fetch.NoBody}, nil
 	}
 	res := &fetch.Resource{URL: req.URL, Size: inf.size, ModTime: inf.modTime, Extra: map[string]string{}, Body: fetch.NoBody}
 	if inf.modes != "" {
@@ -195,41 +169,46 @@ func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t
 		res.Size = -1
 		if req.Head {
 			s.close()
-			return res, nil, nil
+			return res, nil
 		}
 		body, err := h.list(s, req, t)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		res.Body = body
-		return res, nil, nil
+		return res, nil
 	case inf.method("PROSPERO-CONTENTS") != nil:
 		res.Kind = fetch.KindFile
 		res.Extra["prospero-access-method"] = "PROSPERO-CONTENTS"
 		if req.Head {
 			s.close()
-			return res, nil, nil
+			return res, nil
 		}
 		body, err := h.contents(s, req, t)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		res.Body = body
-		return res, nil, nil
+		return res, nil
 	case inf.method("AFTP") != nil:
 		s.close()
-		res, err := h.followFTP(ctx, req, t, inf.method("AFTP"))
-		return res, nil, err
+		next, err := aftpURL(t, inf.method("AFTP"))
+		if err != nil {
+			return nil, err
+		}
+		req.Trace.Notef("access method AFTP: the object is at %s", next.Redacted())
+		res.Redirect, res.Kind = next, fetch.KindFile
+		return res, nil
 	}
 	if inf.method("LOCAL") != nil && len(inf.methods) == 1 {
-		return nil, nil, fetch.Errorf(fetch.Unsupported, "the object is reachable only through the server's own file system (access method LOCAL)")
+		return nil, fetch.Errorf(fetch.Unsupported, "the object is reachable only through the server's own file system (access method LOCAL)")
 	}
-	return nil, nil, fetch.Errorf(fetch.Unsupported, "no supported access method among %s", inf.methodNames())
+	return nil, fetch.Errorf(fetch.Unsupported, "no supported access method among %s", inf.methodNames())
 }
 
-// forwardTarget returns where a FORWARDED reply sends the request, after
-// the safety policy's checks.
-func (h *Handler) forwardTarget(from target, f *forward) (*target, error) {
+// forwardTarget returns the URL a FORWARDED reply sends the request to.
+// The Client judges it by its Policy before any packet goes there.
+func (h *Handler) forwardTarget(from target, f *forward) (*url.URL, error) {
 	if f.hostType != "INTERNET-D" || f.hsonameType != "ASCII" {
 		return nil, fetch.Errorf(fetch.Unsupported, "forwarded to a %s host or %s name", f.hostType, f.hsonameType)
 	}
@@ -245,12 +224,5 @@ func (h *Handler) forwardTarget(from target, f *forward) (*target, error) {
 	if err != nil {
 		return nil, fetch.Errorf(fetch.Protocol, "FORWARDED names no valid URL: %v", err)
 	}
-	check := h.Policy
-	if check == nil {
-		check = fetch.Policy{}.Check
-	}
-	if err := check(u); err != nil {
-		return nil, err
-	}
-	return &next, nil
+	return u, nil
 }

@@ -129,17 +129,18 @@ func TestFetch(t *testing.T) {
 		{hsoname: "/srv/prospero/ver", want: "x  y"},
 		{hsoname: "/srv/prospero/weird", err: fetch.Protocol},
 		// §5 of prospero.md: a directory's links, in the server's order; a
-		// server calling itself LOCALHOST is the one reached over loopback.
+		// server calling itself LOCALHOST is the one reached over loopback;
+		// a directory's URL ends in "/" (CONTRACT §1, --list).
 		{hsoname: "/srv/prospero", kind: fetch.KindDirectory, want: "" +
 			"prospero://" + host + "//srv/prospero/README\n" +
-			"prospero://" + host + "//srv/prospero/pub\n"},
-		{hsoname: "/srv/prospero/pub/docs", kind: fetch.KindDirectory, want: "" +
+			"prospero://" + host + "//srv/prospero/pub/\n"},
+		{hsoname: "/srv/prospero/pub/docs/", kind: fetch.KindDirectory, want: "" +
 			"prospero://" + host + "//srv/prospero/pub/docs/two.txt\n" +
 			"prospero://" + host + "//srv/prospero/pub/docs/one.txt\n"},
 		{hsoname: "/srv/prospero/pub", kind: fetch.KindDirectory, want: "" +
 			"prospero://" + host + "//srv/prospero/pub/big.txt\n" +
 			"prospero://" + host + "//srv/prospero/pub/huge.txt\n" +
-			"prospero://" + host + "//srv/prospero/pub/docs\n" +
+			"prospero://" + host + "//srv/prospero/pub/docs/\n" +
 			"prospero://far.example.org//x%20y%3Bz;OBJECT-VERSION=3\n" +
 			"prospero://far.example.org:999//odd\n"},
 		{hsoname: "/srv/prospero/nope", err: fetch.NotFound},
@@ -375,6 +376,8 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// TestForwarded: a FORWARDED reply is a referral the Client follows,
+// under its Policy and within its hop limit.
 func TestForwarded(t *testing.T) {
 	far := newSimServer(t, simReplies(t))
 	far.start()
@@ -385,14 +388,36 @@ func TestForwarded(t *testing.T) {
 		"GET-OBJECT-INFO #ALL ASCII /bad 0":   []byte("FORWARDED INTERNET-D 127.0.0.1(25) ASCII /x 0\n"),
 	})
 	near.start()
-	_, body, err := get(t, quick(), simURL(near, "/moved"), 5*time.Second)
+
+	// The handler alone reports the referral.
+	res, _, err := get(t, quick(), simURL(near, "/moved"), 5*time.Second)
+	if err != nil || res.Redirect == nil || res.Redirect.String() != "prospero://127.0.0.1:"+farPort+"//srv/prospero/README" {
+		t.Fatalf("FORWARDED from the handler: %+v, %v; want a Redirect to the far server", res, err)
+	}
+
+	c := &fetch.Client{MaxRedirects: 3}
+	c.Register("prospero", quick())
+	fetchAll := func(raw string) ([]byte, *fetch.Resource, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		res, err := c.Do(ctx, &fetch.Request{URL: mustParse(t, raw), IdleTimeout: 5 * time.Second})
+		if err != nil {
+			return nil, nil, err
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		return b, res, err
+	}
+	body, res, err := fetchAll(simURL(near, "/moved"))
 	if err != nil || string(body) != string(fixture(t, "README")) {
 		t.Errorf("following FORWARDED: %q, %v", body, err)
+	} else if len(res.Via) != 1 || res.Via[0].Redirect == nil {
+		t.Errorf("Via = %+v, want the one referral", res.Via)
 	}
-	if _, _, err := get(t, quick(), simURL(near, "/loop"), 5*time.Second); !errors.Is(err, fetch.Protocol) {
+	if _, _, err := fetchAll(simURL(near, "/loop")); !errors.Is(err, fetch.Protocol) {
 		t.Errorf("a FORWARDED loop: %v, want a protocol error", err)
 	}
-	if _, _, err := get(t, quick(), simURL(near, "/bad"), 5*time.Second); !errors.Is(err, fetch.Refused) {
+	if _, _, err := fetchAll(simURL(near, "/bad")); !errors.Is(err, fetch.Refused) {
 		t.Errorf("FORWARDED to SMTP's port: %v, want refused", err)
 	}
 	reqs, _, _ := near.log()
@@ -401,6 +426,9 @@ func TestForwarded(t *testing.T) {
 	}
 }
 
+// TestAFTP: an AFTP access method is a referral to its ftp URL, which the
+// Client follows through its ftp handler, as a hop without the prospero
+// request's credentials.
 func TestAFTP(t *testing.T) {
 	s := newSimServer(t, map[string][]byte{
 		"GET-OBJECT-INFO #ALL ASCII /f 0":  []byte("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE AFTP INTERNET-D FTP.EXAMPLE.ORG ASCII '/pub/a file.txt' BINARY\n"),
@@ -409,22 +437,23 @@ func TestAFTP(t *testing.T) {
 	})
 	s.start()
 	var got []string
-	h := quick()
-	h.Follow = func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	c := new(fetch.Client)
+	c.Register("prospero", quick())
+	c.Register("ftp", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 		got = append(got, req.URL.String())
 		if req.User != nil || req.Header.Get("Authorization") != "" {
-			t.Errorf("Follow got the prospero request's credentials")
+			t.Errorf("the ftp hop got the prospero request's credentials")
 		}
 		if !req.Hop {
-			t.Errorf("Follow got a request that is not a hop")
+			t.Errorf("the ftp request is not a hop")
 		}
 		return &fetch.Resource{URL: req.URL, Body: io.NopCloser(strings.NewReader("via ftp")), Size: -1}, nil
-	}
+	}))
 	for _, hso := range []string{"/f", "/g"} {
 		req := &fetch.Request{URL: mustParse(t, simURL(s, hso)), User: url.User("ann"), Header: http.Header{"Authorization": {"Basic YW5uOnB3"}}}
-		res, err := h.Fetch(context.Background(), req)
+		res, err := c.Do(context.Background(), req)
 		if err != nil {
-			t.Fatalf("Fetch(%s): %v", hso, err)
+			t.Fatalf("Do(%s): %v", hso, err)
 		}
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
@@ -436,10 +465,12 @@ func TestAFTP(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("followed %q, want %q", got, want)
 	}
-	if _, _, err := get(t, quick(), simURL(s, "/f"), 5*time.Second); !errors.Is(err, fetch.Unsupported) {
-		t.Errorf("AFTP without Follow: %v, want unsupported", err)
+	noFTP := new(fetch.Client)
+	noFTP.Register("prospero", quick())
+	if _, err := noFTP.Fetch(context.Background(), simURL(s, "/f")); !errors.Is(err, fetch.Unsupported) {
+		t.Errorf("AFTP without an ftp handler: %v, want unsupported", err)
 	}
-	if _, _, err := get(t, h, simURL(s, "/nl"), 5*time.Second); !errors.Is(err, fetch.Refused) {
+	if _, _, err := get(t, quick(), simURL(s, "/nl"), 5*time.Second); !errors.Is(err, fetch.Refused) {
 		t.Errorf("AFTP path with LF: %v, want refused", err)
 	}
 }

@@ -3,7 +3,9 @@ package prospero
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -133,7 +135,8 @@ func (b *listBody) next() error {
 	}
 }
 
-// linkURL makes the URL of one LINK line:
+// linkURL makes the URL of one LINK line, ending in "/" when the link
+// is to a directory (the server takes the name with or without it):
 //
 //	LINK L|U <target> <name> <host-type> <host> <hsoname-type> <hsoname> <version> ...
 func (b *listBody) linkURL(toks []string) (string, bool) {
@@ -148,7 +151,49 @@ func (b *listBody) linkURL(toks []string) (string, bool) {
 	if len(toks) > 8 {
 		t.version = toks[8]
 	}
+	if toks[2] == "DIRECTORY" && !strings.HasSuffix(t.hsoname, "/") {
+		t.hsoname += "/"
+	}
 	return urlOf(t), true
+}
+
+// unwrap returns the handler's Body under the wrappers of r (the
+// Client's, see fetch's body.Unwrap), or r.
+func unwrap(r io.Reader) io.Reader {
+	for range 8 {
+		u, ok := r.(interface{ Unwrap() io.ReadCloser })
+		if !ok {
+			break
+		}
+		r = u.Unwrap()
+	}
+	return r
+}
+
+// WriteMenu renders the body of a directory that Handler.Fetch (or a
+// Client's Do) returned for reading, as the CLI's --menu does: one line per link, "name <url>",
+// the name's control characters escaped, a directory's URL ending in "/"
+// (so that following it lists it). Any other body is copied as it is. It
+// returns the first error of the reply or of w; the caller closes body.
+func WriteMenu(w io.Writer, body io.Reader) error {
+	b, ok := unwrap(body).(*listBody)
+	if !ok {
+		_, err := io.Copy(w, body)
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	for {
+		e, err := b.nextEntry()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			bw.Flush()
+			return err
+		}
+		fmt.Fprintf(bw, "%s <%s>\n", fetch.Sanitize(e.Name), e.URL)
+	}
+	return bw.Flush()
 }
 
 // Read delivers the listing.

@@ -25,6 +25,9 @@ type simServer struct {
 	// drop, when set, says whether to drop the n-th transmission (from 1)
 	// of packet seq.
 	drop func(seq uint16, n int) bool
+	// dropAck, when set, says whether to lose the n-th ACK (from 1) the
+	// client sends with received-through rcvd, as if the network had.
+	dropAck func(rcvd uint16, n int) bool
 	// reorder sends each burst of packets in pairs swapped (2 1 4 3 ...).
 	reorder bool
 	// silent answers nothing at all.
@@ -40,6 +43,7 @@ type simServer struct {
 	requests []string // the command lines of each new request
 	resends  int      // repeated requests
 	acks     []uint16
+	ackCount map[uint16]int // ACKs received (lost ones too) by received-through
 	sent     map[uint16]int
 	state    map[simKey]*simReply
 	done     chan struct{}
@@ -65,7 +69,7 @@ func newSimServer(t testing.TB, replies map[string][]byte) *simServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &simServer{t: t, conn: c, replies: replies, sent: map[uint16]int{}, state: map[simKey]*simReply{}, done: make(chan struct{}), completed: make(chan uint16, 64)}
+	s := &simServer{t: t, conn: c, replies: replies, sent: map[uint16]int{}, ackCount: map[uint16]int{}, state: map[simKey]*simReply{}, done: make(chan struct{}), completed: make(chan uint16, 64)}
 	t.Cleanup(func() {
 		c.Close()
 		if !s.started.Load() {
@@ -107,6 +111,11 @@ func (s *simServer) run() {
 		key := simKey{from.String(), h.CID}
 		st := s.state[key]
 		if h.Seq == 0 {
+			s.ackCount[h.Rcvd]++
+			if s.dropAck != nil && s.dropAck(h.Rcvd, s.ackCount[h.Rcvd]) {
+				s.mu.Unlock()
+				continue
+			}
 			s.acks = append(s.acks, h.Rcvd)
 			if st == nil {
 				s.mu.Unlock()

@@ -31,11 +31,17 @@ func (t target) server() *url.URL {
 }
 
 // targetOf returns the object a prospero URL names: the decoded hsoname up
-// to the first ';', and the OBJECT-VERSION field when given (RFC 1738
+// to the first ';' (a final "/" dropped), and the OBJECT-VERSION field when given (RFC 1738
 // §3.11). Other fields are kept by the URL but send nothing.
 func targetOf(u *url.URL) (target, error) {
 	v := u.Prospero()
-	t := target{host: u.Host, port: u.EffectivePort(), hsoname: v.HSOName, version: "0"}
+	// A directory's URL ends in "/" (see listBody.linkURL); the name
+	// goes to the server without it, as the reference clients send it.
+	name := v.HSOName
+	if len(name) > 1 {
+		name = strings.TrimSuffix(name, "/")
+	}
+	t := target{host: u.Host, port: u.EffectivePort(), hsoname: name, version: "0"}
 	for _, f := range v.Fields {
 		if strings.EqualFold(f.Name, "OBJECT-VERSION") && f.Value != "" {
 			t.version = f.Value

@@ -52,7 +52,7 @@ func TestTranscripts(t *testing.T) {
 			return nil
 		}},
 		{name: "list", lines: listLines(obj("/srv/prospero")), read: "list",
-			want: "prospero://HOST//srv/prospero/README\nprospero://HOST//srv/prospero/pub\n"},
+			want: "prospero://HOST//srv/prospero/README\nprospero://HOST//srv/prospero/pub/\n"},
 		{name: "list-attributes", lines: []string{"DIRECTORY ASCII /srv/prospero/pub/docs", "LIST ATTRIBUTES+EXPAND '#ALL' COMPONENTS"}, read: "list",
 			want: "prospero://HOST//srv/prospero/pub/docs/two.txt\nprospero://HOST//srv/prospero/pub/docs/one.txt\n"},
 		{name: "status", lines: []string{"STATUS"}, read: "raw"},
@@ -188,7 +188,7 @@ func TestTranscriptVLS(t *testing.T) {
 	}
 	host := r.addr()
 	want := []string{
-		"prospero://" + host + "//srv/prospero/pub/docs\n",
+		"prospero://" + host + "//srv/prospero/pub/docs/\n",
 		"prospero://" + host + "//srv/prospero/pub/docs/two.txt\nprospero://" + host + "//srv/prospero/pub/docs/one.txt\n",
 	}
 	if !slices.Equal(got, want) {

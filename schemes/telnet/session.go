@@ -330,6 +330,10 @@ func (s *Session) Write(p []byte) (int, error) {
 		}
 		return 0, fetch.Classify(err)
 	}
+	// An answer (an echo, a prompt) is awaited now: a server that
+	// writes it in pieces with Nagle's algorithm on waits for the first
+	// to be acknowledged.
+	fetch.QuickAck(s.raw)
 	return len(p), nil
 }
 

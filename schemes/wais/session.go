@@ -57,6 +57,9 @@ func (s *session) roundTrip(a []byte, line string, want byte) (*response, error)
 	if _, err := s.conn.Write(frame(a)); err != nil {
 		return nil, ioError(err, "sending a request")
 	}
+	// freeWAIS writes its answer in two pieces with Nagle's algorithm
+	// on: acknowledge the first at once (see fetch.QuickAck).
+	fetch.QuickAck(s.conn)
 	b, err := readMessage(s.conn, s.limit)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ type sim struct {
 	stallAfter int  // >0: answer nothing after this many requests
 	cutAfter   int  // >0: close the connection after this many requests
 	halfMsg    bool // with cutAfter: send half of the last answer first
+	nagle      bool // write each answer in two pieces, Nagle's algorithm on, as freeWAIS does
 	init       []byte
 	// msgSize, when set, is the message size the init response states
 	// (as PreferredMessageSize and MaximumRecordSize); an answer larger
@@ -51,6 +52,9 @@ func simDocID(name string, size int) string {
 }
 
 func (s *sim) converse(c net.Conn) {
+	if s.nagle {
+		c = fetchtest.NagleConn(c)
+	}
 	for n := 1; ; n++ {
 		b, err := readMessage(c, 1<<20)
 		if err != nil {

@@ -2,6 +2,7 @@ package nntp
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -27,8 +28,8 @@ func TestDrippedGreeting(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "news:one@example.org"), IdleTimeout: 500 * time.Millisecond})
-	if fetch.KindOf(err) != fetch.Timeout || ctx.Err() != nil {
-		t.Errorf("Fetch from a dripping server: %v, want Kind Timeout before the context's end", err)
+	if fetch.KindOf(err) != fetch.Timeout || !errors.Is(err, fetch.ErrReplyTimeout) || ctx.Err() != nil {
+		t.Errorf("Fetch from a dripping server: %v, want the whole reply's Timeout before the context's end", err)
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/fetch/queue"
+	"github.com/rfc1738/fetch/queue"
 	"github.com/rfc1738/fetch/schemes"
 	"github.com/rfc1738/fetch/url"
 )
@@ -183,7 +182,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				if u, err := client.Parser.Parse(r.URL); err == nil {
 					r.URL = u.Redacted()
 				}
-				line, _ := json.Marshal(r)
+				line, _ := marshalJSON(r)
 				fmt.Fprintf(stdout, "%s\n", line)
 			}
 		},
@@ -224,7 +223,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 1
 	}
 	if asJSON {
-		b, _ := json.Marshal(s)
+		b, _ := marshalJSON(s)
 		fmt.Fprintf(stdout, "%s\n", b)
 		return 0
 	}

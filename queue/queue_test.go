@@ -19,7 +19,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
-	"github.com/rfc1738/fetch/fetch/queue"
+	"github.com/rfc1738/fetch/queue"
 	"github.com/rfc1738/fetch/schemes"
 	"github.com/rfc1738/fetch/url"
 )

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/warc"
+	"github.com/rfc1738/fetch/schemes"
+)
+
+// warcSink is the WARC file of --warc-file. Its zero value, with no path,
+// records nothing.
+type warcSink struct {
+	path   string
+	decode bool // HTTP bodies are recorded as sent and decoded for the output
+	f      *os.File
+	w      *warc.Writer
+}
+
+// prepare, called before the handlers are configured, makes the http
+// handler deliver bodies as sent (gzip still on), so that the WARC file
+// records them so; unless --raw asked for them encoded, do decodes them
+// again for the output.
+func (s *warcSink) prepare(cfg *schemes.Config) {
+	if s.path == "" {
+		return
+	}
+	s.decode = !cfg.HTTPRaw
+	cfg.HTTPRaw = true
+}
+
+// start creates the file and makes cl report the addresses it dials, for
+// WARC-IP-Address. It does nothing without --warc-file.
+func (s *warcSink) start(cl *fetch.Client) error {
+	if s.path == "" {
+		return nil
+	}
+	f, err := os.Create(s.path)
+	if err != nil {
+		return fmt.Errorf("--warc-file: %w", err)
+	}
+	s.f = f
+	s.w = warc.NewWriter(f, warc.Options{
+		Gzip:     strings.HasSuffix(s.path, ".gz"),
+		Filename: filepath.Base(s.path),
+		Software: "fetch/" + version,
+	})
+	cl.DialContext = s.w.Dial(cl.DialContext)
+	if _, err := s.w.WriteInfo(); err != nil {
+		return fmt.Errorf("--warc-file: %w", err)
+	}
+	return nil
+}
+
+// do fetches req with cl; with --warc-file, the fetch is recorded when its
+// Body is closed (a failure to record is then Close's error).
+func (s *warcSink) do(ctx context.Context, cl *fetch.Client, req *fetch.Request) (*fetch.Resource, error) {
+	if s.w == nil {
+		return cl.Do(ctx, req)
+	}
+	res, err := s.w.Do(ctx, cl, req)
+	if err != nil || !s.decode {
+		return res, err
+	}
+	if ce := res.Extra[fetch.ExtraContentEncoding]; strings.EqualFold(ce, "gzip") || strings.EqualFold(ce, "x-gzip") {
+		delete(res.Extra, fetch.ExtraContentEncoding)
+		res.Size = -1
+		res.Body = &gunzipBody{rc: res.Body}
+	}
+	return res, nil
+}
+
+// gunzipBody decodes a gzip body, opening the decoder at the first Read.
+// Close closes the body beneath, which records the fetch.
+type gunzipBody struct {
+	rc io.ReadCloser
+	zr *gzip.Reader
+}
+
+func (g *gunzipBody) Read(p []byte) (int, error) {
+	if g.zr == nil {
+		zr, err := gzip.NewReader(g.rc)
+		if err != nil {
+			return 0, fetch.Errorf(fetch.Protocol, "the gzip-encoded body does not decode: %w", err)
+		}
+		g.zr = zr
+	}
+	n, err := g.zr.Read(p)
+	if err != nil && err != io.EOF {
+		err = fetch.Errorf(fetch.KindOf(err), "decoding the gzip-encoded body: %w", err)
+	}
+	return n, err
+}
+
+func (g *gunzipBody) Close() error { return g.rc.Close() }
+
+// finish closes the file.
+func (s *warcSink) finish() error {
+	if s.f == nil {
+		return nil
+	}
+	if err := s.f.Close(); err != nil {
+		return fmt.Errorf("--warc-file: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,16 @@
+//go:build !unix
+
+package http
+
+import "net"
+
+// idleCheck is not made where a socket cannot be peeked at without a
+// read (see the Unix version): an idle connection that has stray bytes
+// waiting is then not told apart before reuse.
+type idleCheck struct{}
+
+// newIdleCheck returns nil.
+func newIdleCheck(c net.Conn) *idleCheck { return nil }
+
+// pending reports false.
+func (ic *idleCheck) pending() bool { return false }
