@@ -55,21 +55,35 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 		Retry:     fetch.RetryPolicy{Attempts: e.cfg.retry},
 		UserAgent: "fetch",
 		Visit:     m.visit,
+		Follow:    m.follow,
 	}
 	if e.cfg.warc.w != nil {
 		c.Sink = warcCrawlSink{&e.cfg.warc} // --warc-file: every resource of the mirror
 	}
 	m.prog = e.newProgress(true)
 	start := time.Now()
-	st, err := c.Run(ctx, seeds...)
+	var ok []string
+	for _, s := range seeds {
+		if u, err := e.client.Parser.Parse(s); err == nil {
+			if _, err := mirrorPath(u.Normalize(), fetch.KindFile); err != nil {
+				m.refused(u, err)
+				continue
+			}
+		}
+		ok = append(ok, s)
+	}
+	st, err := c.Run(ctx, ok...)
 	m.prog.wait()
 	if err != nil {
 		m.failed(fetch.Classify(err))
 	}
 	if !e.cfg.silent {
 		e.errMu.Lock()
-		fmt.Fprintf(e.stderr, "fetch: %d fetched (%s) in %v, %d failed; %d disallowed by robots.txt, %d links out of scope, %d to private addresses\n",
-			st.Fetched, human(st.Bytes), time.Since(start).Round(time.Millisecond), st.Failed, st.Robots, st.OutOfScope, st.Private)
+		fmt.Fprintf(e.stderr, "fetch: %d fetched (%s) in %v, %d failed, %d skipped; %d disallowed by robots.txt, %d links out of scope, %d to private addresses, %d to local files, %d nofollow, %d not mirrored (no file name)\n",
+			st.Fetched, human(st.Bytes), time.Since(start).Round(time.Millisecond), st.Failed, st.Skipped, st.Robots, st.OutOfScope, st.Private, st.Local, st.Nofollow, st.Dropped)
+		if st.Unlisted > 0 {
+			fmt.Fprintf(e.stderr, "fetch: the links of %d listings could not be read\n", st.Unlisted)
+		}
 		e.errMu.Unlock()
 	}
 	e.failMu.Lock()
@@ -133,6 +147,23 @@ func (m *mirrorRun) failed(err error) {
 	m.e.failAt(i, err)
 }
 
+// follow skips, before it is fetched, a link whose file name -r refuses.
+func (m *mirrorRun) follow(ctx context.Context, l *crawl.Link, add func(crawl.Link)) bool {
+	if _, err := mirrorPath(l.URL, l.Kind); err != nil {
+		m.refused(l.URL, err)
+		return false
+	}
+	return true
+}
+
+// refused reports a URL whose file name -r refuses: a warning, and exit
+// code 11 (the safety policy's) unless an earlier failure set one; the
+// mirror goes on.
+func (m *mirrorRun) refused(u *url.URL, err error) {
+	m.failed(&fetch.Error{Op: "mirror", URL: u.Redacted(), Kind: fetch.Refused,
+		Err: fmt.Errorf("skipped: no file name for it: %w", err)})
+}
+
 // visit writes one page of the crawl to its file.
 func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 	defer m.prog.finished(true)
@@ -146,7 +177,8 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 	}
 	rel, err := mirrorPath(res.URL, res.Kind)
 	if err != nil {
-		m.failed(&fetch.Error{Op: "write", URL: res.URL.Redacted(), Kind: fetch.Usage, Err: err})
+		// A name reached only now (a redirect's target): skipped.
+		m.refused(res.URL, err)
 		return nil
 	}
 	var body io.Reader = res.Body
@@ -161,13 +193,17 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 }
 
 // writeFileAtomic writes r to name through a temporary file renamed into
-// place once complete: a failed transfer leaves no file.
+// place once complete: a failed transfer leaves no file, and a killed run
+// leaves a temporary whose name carries its pid, which the next run
+// writing into the folder removes.
 func writeFileAtomic(name string, r io.Reader, size int64) error {
 	dir := filepath.Dir(name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	t, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.part")
+	// ".NAME.<pid>.<random>.part": a later run removes what a killed one
+	// left (removeStaleParts).
+	t, err := createTemp(name)
 	if err != nil {
 		return err
 	}
@@ -209,10 +245,19 @@ func mirrorPath(u *url.URL, kind fetch.ResourceKind) (string, error) {
 		}
 		host += sep + strconv.Itoa(u.EffectivePort())
 	}
-	var raw string
+	var raw, query string
 	switch u.Family() {
 	case "http":
-		raw = strings.TrimPrefix(u.HTTP().Path, "/")
+		h := u.HTTP()
+		raw = strings.TrimPrefix(h.Path, "/")
+		if h.HasSearch {
+			// As wget: "a.html?x" is a file of its own ('@' for '?' on
+			// Windows), '/' in the query escaped as %2F.
+			query = "?" + strings.NewReplacer("/", "%2F", "\\", "%5C", "\x00", "%00").Replace(h.Search)
+			if runtime.GOOS == "windows" {
+				query = "@" + strings.NewReplacer(":", "%3A", "*", "%2A", "?", "%3F", `"`, "%22", "<", "%3C", ">", "%3E", "|", "%7C").Replace(query[1:])
+			}
+		}
 	case "gopher":
 		raw = strings.TrimPrefix(u.Gopher().Selector, "/")
 	case "ftp":
@@ -246,6 +291,7 @@ func mirrorPath(u *url.URL, kind fetch.ResourceKind) (string, error) {
 	if listing || len(segs) == 1 || strings.HasSuffix(raw, "/") {
 		segs = append(segs, indexName(u))
 	}
+	segs[len(segs)-1] += query
 	return filepath.Join(segs...), nil
 }
 
