@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"sync"
 
 	"golang.org/x/time/rate"
@@ -132,6 +133,7 @@ type Stats struct {
 	Dropped    int   // links the Follow hook dropped
 	Unparsed   int   // links and listing lines that could not be parsed
 	Unlisted   int   // listings whose links no handler could read (a handler without BodyLister or Lister)
+	Unchanged  int   // resources a conditional fetch found unchanged since the last round (see Validators)
 }
 
 // crawl is the state of one Run.
@@ -217,6 +219,11 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Stats, error) {
 	defer cr.mu.Unlock()
 	if cr.stopErr != nil {
 		err = cr.stopErr
+	}
+	if fi, ok := cr.fr.(Finisher); ok && err == nil && ctx.Err() == nil && !cr.stopped {
+		if _, more, ferr := cr.fr.Next(ctx); ferr == nil && !more {
+			err = fi.Finish(ctx)
+		}
 	}
 	return cr.stats, err
 }
@@ -315,6 +322,16 @@ func (cr *crawl) request(r *fetch.Result) (*fetch.Request, error) {
 	if l != nil {
 		req.FromPublic = l.Public // a link from a page a public address served
 		cr.reqs[req] = l
+		if v, ok := cr.fr.(Validators); ok && l.Key != "" {
+			etag, mod, err := v.Validators(cr.ctx, l.Key)
+			if err != nil {
+				return nil, err
+			}
+			req.IfModifiedSince = mod
+			if etag != "" {
+				req.Header = http.Header{"If-None-Match": {etag}}
+			}
+		}
 	}
 	return req, nil
 }
@@ -333,6 +350,11 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 		// The Client refused to dial a private address for a link from
 		// a public page: the hop rule, not a failure of the site's.
 		cr.done(r.Index, l, func(s *Stats) { s.Private++ })
+		return nil
+	}
+	if r.Err != nil && errors.Is(r.Err, fetch.NotModified) {
+		// Unchanged since the last round: nothing moved, nothing to visit.
+		cr.done(r.Index, l, func(s *Stats) { s.Unchanged++ })
 		return nil
 	}
 	if r.Err != nil {
@@ -390,6 +412,13 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 		return err // the attempt failed: the batch retries or reports it
 	}
 	body.finish()
+	if v, ok := cr.fr.(Validators); ok && l.Key != "" {
+		if etag := res.Extra[fetch.ExtraETag]; etag != "" || !res.ModTime.IsZero() {
+			if err := v.SetValidators(ctx, l.Key, etag, res.ModTime); err != nil {
+				return fetch.NoRetry(err)
+			}
+		}
+	}
 	cr.done(r.Index, l, func(s *Stats) { s.Fetched++; s.Bytes += body.n })
 	return nil
 }

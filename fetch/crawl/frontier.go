@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -169,4 +170,26 @@ func queueKey(u *url.URL) string {
 		return u.Scheme + ":"
 	}
 	return u.Scheme + "://" + strings.ToLower(u.HostPort())
+}
+
+// Finisher is implemented by frontiers that keep their state across runs:
+// Run calls Finish when the crawl has run to its end (every link done, not
+// stopped), and the frontier, opened again, starts a new round over every
+// key it knows.
+type Finisher interface {
+	Finish(ctx context.Context) error
+}
+
+// Validators is implemented by frontiers that keep what a crawl learnt of
+// each resource, so that a later round fetches it conditionally: Run sends
+// the stored entity tag as If-None-Match and the modification time as
+// If-Modified-Since, and stores those of every resource it fetches. A
+// resource the server reports unchanged (Kind NotModified) moves no body,
+// is counted in Stats.Unchanged and is not visited.
+type Validators interface {
+	// Validators returns what was stored for key: "" and the zero Time
+	// when nothing was.
+	Validators(ctx context.Context, key string) (etag string, modified time.Time, err error)
+	// SetValidators stores them for key.
+	SetValidators(ctx context.Context, key, etag string, modified time.Time) error
 }
