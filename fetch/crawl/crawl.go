@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 
@@ -45,8 +46,30 @@ type Crawler struct {
 	// crawl makes to the host counts: pages, listings, robots.txt and
 	// retries.
 	Rate rate.Limit
+	// RandomWait, with a Rate, spaces a host's requests at random
+	// between half and one and a half of the Rate's interval (wget's
+	// --random-wait) rather than evenly.
+	RandomWait bool
 	// IgnoreRobots fetches what robots.txt disallows.
 	IgnoreRobots bool
+	// Requisites also follows, one link beyond Depth, what the deepest
+	// pages need to show: the links of img, link (but for rel=canonical,
+	// alternate and next/prev), script, source, embed, object, audio,
+	// video, track, iframe and frame elements, and CSS url()s (wget's
+	// --page-requisites).
+	Requisites bool
+	// Sitemaps also follows the URLs of each http(s) host's sitemaps:
+	// those its robots.txt names (Sitemap: lines), else /sitemap.xml;
+	// sitemap indexes are followed, gzipped sitemaps read (wget2's
+	// --follow-sitemaps). Their URLs are links of depth 1.
+	Sitemaps bool
+	// Stored, when set, tells the crawl of a copy of u kept from before
+	// (a mirror's file): its modification time, sent as
+	// If-Modified-Since, and open, which returns the copy as a resource.
+	// A resource the server reports unchanged (Kind NotModified) is then
+	// not visited; its links are read from the copy, and it is counted in
+	// Stats.Unchanged. ok is false when there is no copy.
+	Stored func(ctx context.Context, u *url.URL) (modified time.Time, open func() (*fetch.Resource, error), ok bool)
 	// UserAgent is the name robots.txt rules are looked up under; ""
 	// means "fetch".
 	UserAgent string
@@ -144,18 +167,19 @@ type crawl struct {
 	robots *Robots
 	fr     Frontier
 
-	cancel   context.CancelCauseFunc
-	mu       sync.Mutex
-	cond     *sync.Cond
-	stopErr  error // Visit's error, which stops the crawl
-	inflight int
-	stopped  bool
-	items    map[int]*Link            // by the batch's index
-	reqs     map[*fetch.Request]*Link // requests made, for do
-	stats    Stats
-	limMu    sync.Mutex
-	limiters map[string]*rate.Limiter
-	delayed  map[string]bool // hosts whose Crawl-delay was applied
+	cancel    context.CancelCauseFunc
+	mu        sync.Mutex
+	cond      *sync.Cond
+	stopErr   error // Visit's error, which stops the crawl
+	inflight  int
+	stopped   bool
+	items     map[int]*Link            // by the batch's index
+	reqs      map[*fetch.Request]*Link // requests made, for do
+	stats     Stats
+	limMu     sync.Mutex
+	limiters  map[string]*rate.Limiter
+	delayed   map[string]bool          // hosts whose Crawl-delay was applied
+	intervals map[string]time.Duration // hosts' Crawl-delays, for RandomWait
 }
 
 // Run crawls from seeds until every link in scope has been visited, Visit
@@ -167,9 +191,10 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Stats, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	cr := &crawl{c: c, ctx: ctx, cancel: cancel, fr: c.Frontier, items: map[int]*Link{}, reqs: map[*fetch.Request]*Link{},
-		limiters: map[string]*rate.Limiter{}, delayed: map[string]bool{}}
+		limiters: map[string]*rate.Limiter{}, delayed: map[string]bool{}, intervals: map[string]time.Duration{}}
 	if cr.fr == nil {
 		cr.fr = NewMemoryFrontier()
+		defer cr.fr.Close()
 	}
 	cr.cond = sync.NewCond(&cr.mu)
 	if !c.IgnoreRobots {
@@ -299,7 +324,31 @@ func (cr *crawl) admit(l *Link) bool {
 		return false
 	}
 	cr.crawlDelay(l.URL)
+	cr.sitemaps(cr.ctx, l.URL, l.Public)
 	return true
+}
+
+// unchanged follows the links of the stored copy of a resource the server
+// reported unchanged.
+func (cr *crawl) unchanged(ctx context.Context, l *Link) {
+	if cr.c.Stored == nil || !cr.follows(l) {
+		return
+	}
+	_, open, ok := cr.c.Stored(ctx, l.URL)
+	if !ok {
+		return
+	}
+	res, err := open()
+	if err != nil {
+		cr.logf(slog.LevelWarn, "the stored copy of an unchanged resource cannot be read", "url", l.URL.Redacted(), "err", err)
+		return
+	}
+	body := &pageBody{rc: res.Body, size: res.Size, ex: cr.extract(ctx, l, res)}
+	if err := body.drain(); err != nil {
+		body.abort()
+		return
+	}
+	body.finish()
 }
 
 func (cr *crawl) count(f func(*Stats)) {
@@ -322,6 +371,11 @@ func (cr *crawl) request(r *fetch.Result) (*fetch.Request, error) {
 	if l != nil {
 		req.FromPublic = l.Public // a link from a page a public address served
 		cr.reqs[req] = l
+		if cr.c.Stored != nil {
+			if mod, _, ok := cr.c.Stored(cr.ctx, r.URL); ok {
+				req.IfModifiedSince = mod
+			}
+		}
 		if v, ok := cr.fr.(Validators); ok && l.Key != "" {
 			etag, mod, err := v.Validators(cr.ctx, l.Key)
 			if err != nil {
@@ -353,7 +407,9 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 		return nil
 	}
 	if r.Err != nil && errors.Is(r.Err, fetch.NotModified) {
-		// Unchanged since the last round: nothing moved, nothing to visit.
+		// Unchanged since the last round: nothing moved, nothing to
+		// visit; the links of a stored copy are followed.
+		cr.unchanged(ctx, l)
 		cr.done(r.Index, l, func(s *Stats) { s.Unchanged++ })
 		return nil
 	}
@@ -379,7 +435,7 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 		return nil
 	}
 	var ex *extraction
-	if l.Depth < cr.c.Depth {
+	if cr.follows(l) {
 		ex = cr.extract(ctx, l, res)
 	}
 	body := &pageBody{rc: res.Body, size: res.Size, max: cr.c.MaxBodySize, ex: ex}
@@ -430,8 +486,9 @@ func (cr *crawl) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	l := cr.reqs[req]
 	delete(cr.reqs, req)
 	cr.mu.Unlock()
+	cr.randomWait(req.URL)
 	if l != nil && cr.listFirst(l) {
-		res, err := cr.listAsResource(ctx, req, l.Depth < cr.c.Depth)
+		res, err := cr.listAsResource(ctx, req)
 		if err == nil || l.Listed {
 			return res, err
 		}

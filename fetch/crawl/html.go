@@ -22,7 +22,7 @@ const maxToken = 1 << 20
 // video, and a video's poster; an object's data; a GET form's action; a
 // <meta http-equiv=refresh>'s URL; and the url() of CSS in <style> and
 // style attributes. A <meta name=robots> that says nofollow (or none) is
-// reported to nofollow, and the links after it are not emitted. It stops
+// reported to nofollow (the links after it are the caller's to drop). It stops
 // at the end of r, at a tag larger than maxToken, or when emit returns
 // false. It returns how many links did not parse.
 func htmlLinks(r io.Reader, page *url.URL, emit func(Link) bool, nofollow func()) (bad int) {
@@ -133,7 +133,6 @@ func htmlLinks(r io.Reader, page *url.URL, emit func(Link) bool, nofollow func()
 					if nofollow != nil {
 						nofollow()
 					}
-					stopped = true
 				}
 			}
 		}

@@ -195,6 +195,10 @@ func (cr *crawl) add(ctx context.Context, links []Link) {
 // link to queue, in normal form with its key.
 func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow, hook bool, keep func(Link)) {
 	l.Referrer, l.Depth, l.Public = from.URL, from.Depth+1, from.Public
+	if l.Depth > cr.c.Depth && !requisite(&l) {
+		cr.count(func(s *Stats) { s.OutOfScope++ })
+		return
+	}
 	if !cr.c.FollowNofollow && (pageNofollow || l.HasRel("nofollow")) {
 		cr.count(func(s *Stats) { s.Nofollow++ })
 		return
@@ -229,6 +233,23 @@ func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow,
 	keep(l)
 }
 
+// follows reports whether the links of l's resource are read: below the
+// depth, and at it for the requisites of its pages.
+func (cr *crawl) follows(l *Link) bool {
+	return l.Depth < cr.c.Depth || cr.c.Requisites && l.Depth == cr.c.Depth && l.Tag != "css" && !requisite(l)
+}
+
+// requisite reports whether a link is what its page needs to show.
+func requisite(l *Link) bool {
+	switch l.Tag {
+	case "img", "script", "source", "embed", "object", "audio", "video", "track", "iframe", "frame", "css":
+		return true
+	case "link":
+		return !l.HasRel("canonical") && !l.HasRel("alternate") && !l.HasRel("next") && !l.HasRel("prev")
+	}
+	return false
+}
+
 // listFirst reports whether l is fetched by listing it, once, through
 // its handler's Lister: a directory a listing named, or a seed, whose
 // handler cannot list from a fetched body.
@@ -252,7 +273,7 @@ func (cr *crawl) listFirst(l *Link) bool {
 // listAsResource lists req's URL and returns the listing as a resource:
 // Kind KindDirectory, its Body the entries' names, one a line (a
 // directory's with a "/"), as its links are found.
-func (cr *crawl) listAsResource(ctx context.Context, req *fetch.Request, links bool) (*fetch.Resource, error) {
+func (cr *crawl) listAsResource(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	lst, err := cr.c.Client.List(ctx, req)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -47,8 +48,28 @@ func (cr *crawl) crawlDelay(u *url.URL) {
 		l := cr.limiter(k)
 		if r := rate.Every(d); r < l.Limit() {
 			l.SetLimit(r)
+			cr.limMu.Lock()
+			cr.intervals[k] = d
+			cr.limMu.Unlock()
 		}
 	}
+}
+
+// randomWait, with RandomWait, sets the interval before the host's next
+// turn at random between half and one and a half of its own (the Rate's,
+// or the Crawl-delay): a request has just taken the turn it had.
+func (cr *crawl) randomWait(u *url.URL) {
+	if !cr.c.RandomWait || cr.c.Rate <= 0 || cr.c.Rate == rate.Inf {
+		return
+	}
+	k := queueKey(u)
+	cr.limMu.Lock()
+	d, ok := cr.intervals[k]
+	cr.limMu.Unlock()
+	if !ok {
+		d = time.Duration(float64(time.Second) / float64(cr.c.Rate))
+	}
+	cr.limiter(k).SetLimit(rate.Every(time.Duration(float64(d) * (0.5 + rand.Float64()))))
 }
 
 // paced makes a request of the crawl's own (robots.txt) as the batch

@@ -86,6 +86,21 @@ func (r *Robots) CrawlDelay(u *url.URL) time.Duration {
 	return 0
 }
 
+// Sitemaps returns the sitemaps the host's robots.txt names (its
+// Sitemap: lines). It does not fetch: it answers for hosts Allowed has
+// met.
+func (r *Robots) Sitemaps(u *url.URL) []string {
+	if !isHTTP(u) {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d := r.hosts[robotsKey(u)]; d != nil {
+		return d.Sitemaps
+	}
+	return nil
+}
+
 func (r *Robots) data(ctx context.Context, u *url.URL) *robotstxt.RobotsData {
 	key := robotsKey(u)
 	r.mu.Lock()
