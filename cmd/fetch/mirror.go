@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,26 +38,55 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 	for u := range urls {
 		seeds = append(seeds, u)
 	}
+	mc := &e.cfg.batch.m
 	level := defaultLevel
 	if e.cfg.batch.hasLevel {
 		level = e.cfg.batch.level
+	}
+	if mc.mirror && !e.cfg.batch.hasLevel {
+		level = math.MaxInt32 // --mirror: no depth limit
 	}
 	root := e.cfg.outputDir
 	if root == "" {
 		root = "."
 	}
-	m := &mirrorRun{e: e, root: root}
+	m := &mirrorRun{e: e, root: root, cfg: mc}
+	scope := crawl.Scope{Schemes: mirrorSchemes, AnyHost: mc.spanHosts}
+	if !mc.parent {
+		scope.Prefixes = e.mirrorPrefixes(seeds)
+	}
+	r := rate.Limit(e.cfg.batch.rate)
+	if mc.wait > 0 && (r == 0 || rate.Limit(1/mc.wait) < r) {
+		r = rate.Limit(1 / mc.wait)
+	}
 	c := &crawl.Crawler{
-		Client:    e.client,
-		Depth:     level,
-		Scope:     crawl.Scope{Schemes: mirrorSchemes, Prefixes: e.mirrorPrefixes(seeds)},
-		Parallel:  e.cfg.parallel,
-		PerHost:   e.cfg.perHost,
-		Rate:      rate.Limit(e.cfg.batch.rate),
-		Retry:     fetch.RetryPolicy{Attempts: e.cfg.retry},
-		UserAgent: "fetch",
-		Visit:     m.visit,
-		Follow:    m.follow,
+		Client:         e.client,
+		Depth:          level,
+		Scope:          scope,
+		Parallel:       e.cfg.parallel,
+		PerHost:        e.cfg.perHost,
+		Rate:           r,
+		RandomWait:     mc.randomWait,
+		Retry:          fetch.RetryPolicy{Attempts: e.cfg.retry},
+		UserAgent:      "fetch",
+		IgnoreRobots:   mc.noRobots,
+		FollowNofollow: mc.noRobots,
+		Requisites:     mc.requisites,
+		Sitemaps:       mc.sitemaps,
+		Visit:          m.visit,
+		Follow:         m.follow,
+	}
+	if mc.mirror {
+		c.Stored = m.stored // timestamping: If-Modified-Since from each file's time
+	}
+	if mc.state != "" {
+		fr, err := crawl.OpenDiskFrontier(mc.state)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "fetch: --state: %v\n", err)
+			return 1
+		}
+		defer fr.Close()
+		c.Frontier = fr
 	}
 	if e.cfg.warc.w != nil {
 		c.Sink = warcCrawlSink{&e.cfg.warc} // --warc-file: every resource of the mirror
@@ -65,7 +96,7 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 	var ok []string
 	for _, s := range seeds {
 		if u, err := e.client.Parser.Parse(s); err == nil {
-			if _, err := mirrorPath(u.Normalize(), fetch.KindFile); err != nil {
+			if _, err := m.path(u.Normalize(), fetch.KindFile); err != nil {
 				m.refused(u, err)
 				continue
 			}
@@ -133,6 +164,7 @@ func (e *runEnv) mirrorPrefixes(seeds []string) []string {
 // mirrorRun is the state of one -r.
 type mirrorRun struct {
 	e    *runEnv
+	cfg  *mirrorConfig
 	root string
 	prog *multiProgress
 	mu   sync.Mutex
@@ -147,13 +179,19 @@ func (m *mirrorRun) failed(err error) {
 	m.e.failAt(i, err)
 }
 
-// follow skips, before it is fetched, a link whose file name -r refuses.
+// follow skips, before it is fetched, a link whose file name -r refuses,
+// one on a host outside --domains, and a file --accept, --reject and
+// their regexps keep out (a page that may hold links is fetched still,
+// for them, and not kept).
 func (m *mirrorRun) follow(ctx context.Context, l *crawl.Link, add func(crawl.Link)) bool {
-	if _, err := mirrorPath(l.URL, l.Kind); err != nil {
+	if _, err := m.path(l.URL, l.Kind); err != nil {
 		m.refused(l.URL, err)
 		return false
 	}
-	return true
+	if !m.inDomains(l.URL) {
+		return false
+	}
+	return m.keeps(l.URL) || mayHoldLinks(l.URL, l.Kind)
 }
 
 // refused reports a URL whose file name -r refuses: a warning, and exit
@@ -175,7 +213,10 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 	if res.Kind == fetch.KindSession {
 		return nil
 	}
-	rel, err := mirrorPath(res.URL, res.Kind)
+	if !m.keeps(res.URL) {
+		return nil // read for its links only
+	}
+	rel, err := m.path(res.URL, res.Kind)
 	if err != nil {
 		// A name reached only now (a redirect's target): skipped.
 		m.refused(res.URL, err)
@@ -186,8 +227,16 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 		body = io.TeeReader(res.Body, pw)
 		defer done()
 	}
-	if err := writeFileAtomic(filepath.Join(m.root, rel), body, res.Size); err != nil {
+	name := filepath.Join(m.root, rel)
+	if err := writeFileAtomic(name, body, res.Size); err != nil {
+		if errors.Is(err, crawl.ErrTooLarge) {
+			return nil // skipped, not failed
+		}
 		m.failed(&fetch.Error{Op: "write", URL: res.URL.Redacted(), Kind: fetch.KindOf(err), Err: err})
+		return nil
+	}
+	if !res.ModTime.IsZero() {
+		os.Chtimes(name, res.ModTime, res.ModTime) // the server's time, as wget's
 	}
 	return nil
 }
