@@ -37,8 +37,33 @@ print(f"{(t1 - t0) / 1e9:.4f} {ru.ru_maxrss} {ru.ru_utime + ru.ru_stime:.4f}")
 ' "$@"
 }
 
-# load: the machine's load averages, to print beside every figure.
-load() { cut -d' ' -f1-3 /proc/loadavg; }
+# A figure is taken on a quiet machine or not at all: figure_start, called
+# before each figure's runs (and once when this file is sourced), reads the
+# one-minute load and refuses to go on when it is above BENCH_MAX_LOAD (1.5:
+# other work on the same two cores would be measured, not fetch). With
+# BENCH_ALLOW_LOAD=1 the figure is taken anyway and marked LOADED wherever
+# its load is printed.
+figure_start() {
+	load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+	load_mark=""
+	local one=${load_before%% *} max=${BENCH_MAX_LOAD:-1.5}
+	if python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) else 1)' "$one" "$max"; then
+		return 0
+	fi
+	if [ -n "${BENCH_ALLOW_LOAD:-}" ]; then
+		load_mark=" LOADED (above $max before the runs: the figure measures other work too)"
+		echo "warning: load $one is above $max; taking the figure anyway, marked LOADED" >&2
+		return 0
+	fi
+	echo "refusing to take a figure: the load is $one, above $max (something else is running; BENCH_ALLOW_LOAD=1 takes it anyway, marked)" >&2
+	exit 3
+}
+
+# load: the machine's load averages before the figure's runs and now, to
+# print beside every figure, with the LOADED mark when it was overridden.
+load() { echo "before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg)$load_mark"; }
+
+figure_start
 
 # build_fetch: build cmd/fetch into $IT_DIR/bin/fetch unless FETCH_BIN names
 # a binary already built; print its path.

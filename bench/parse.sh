@@ -12,12 +12,13 @@
 # Targets (issue 14): wall and CPU ratio <= 0.5; <= 1 allocation per URL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh # refuses to run on a loaded machine (BENCH_ALLOW_LOAD=1 overrides)
 count=${COUNT:-5}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 go test -run '^$' -bench 'BenchmarkVsNetURL$' -benchtime=2000x -count="$count" ./bench/parse/ | tee "$out"
 echo
-awk -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
+awk -v load="$(load)" '
 function metric(name,   i) { for (i = 3; i < NF; i++) if ($(i+1) == name) return $i; return "" }
 /^BenchmarkVsNetURL/ {
 	w[n] = metric("wall-ratio"); c[n] = metric("cpu-ratio"); a[n] = metric("allocs/url")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // h1 is the transport of plain HTTP/1.1 requests that go direct, to no
@@ -169,7 +170,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	pc.wbuf = appendRequest(pc.wbuf[:0], r)
 	pc.conn.SetWriteDeadline(time.Now().Add(r.idle))
 	if turn == nil && ctx.Err() != nil {
-		pc.conn.SetWriteDeadline(fetch.Past())
+		pc.conn.SetWriteDeadline(wire.Past())
 	}
 	_, err := pc.conn.Write(pc.wbuf)
 	pc.wmu.Unlock()
@@ -290,7 +291,7 @@ func (pc *h1Conn) watch(ctx context.Context) {
 		pc.unwatch = context.AfterFunc(ctx, func() {
 			pc.mu.Lock()
 			if pc.watched == done {
-				pc.conn.SetDeadline(fetch.Past())
+				pc.conn.SetDeadline(wire.Past())
 			}
 			pc.mu.Unlock()
 		})
@@ -454,7 +455,7 @@ func (b *h1Body) drainUntil() {
 	b.pc.lr.arm = 0
 	b.pc.conn.SetReadDeadline(time.Now().Add(b.idle))
 	if b.ctx.Err() != nil {
-		b.pc.conn.SetReadDeadline(fetch.Past())
+		b.pc.conn.SetReadDeadline(wire.Past())
 	}
 }
 

@@ -6,9 +6,8 @@ import (
 	"net"
 	"syscall"
 
+	"github.com/rfc1738/fetch/fetch/wire"
 	"golang.org/x/sys/unix"
-
-	"github.com/rfc1738/fetch/fetch"
 )
 
 // idleCheck looks, without reading, whether an idle connection's socket
@@ -24,7 +23,7 @@ type idleCheck struct {
 // newIdleCheck returns the check of c's socket, or nil when c is not a
 // TCP connection.
 func newIdleCheck(c net.Conn) *idleCheck {
-	tc, ok := fetch.TCPConn(c)
+	tc, ok := wire.TCPConn(c)
 	if !ok {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // h1Pool keeps the connections of plain HTTP/1.1 requests, by host:port: at
@@ -287,12 +288,12 @@ func (pc *h1Conn) release(reuse bool) {
 		// algorithm on (nginx), it holds the next reply until what it
 		// sent before is acknowledged, while this side, with no request
 		// left to send, has nothing to carry the acknowledgement on
-		// (see fetch.QuickAck).
+		// (see wire.QuickAck).
 		ack := pc.br.Buffered() == 0
 		turn.ch <- true // buffered: it waits for no one
 		p.offer(hc, pc)
 		if ack {
-			fetch.QuickAck(pc.conn)
+			wire.QuickAck(pc.conn)
 		}
 		return
 	}
@@ -535,7 +536,7 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 		c.Conn.SetReadDeadline(time.Now().Add(c.arm))
 		// A cancel before the deadline was set would be undone by it.
 		if isDone(c.done) {
-			c.Conn.SetReadDeadline(fetch.Past())
+			c.Conn.SetReadDeadline(wire.Past())
 		}
 		if !c.keep {
 			c.arm = 0

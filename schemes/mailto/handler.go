@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -190,7 +191,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 
 // send holds the SMTP conversation and returns the relay's final reply.
 func (h *Handler) send(ctx context.Context, req *fetch.Request, rl relay, creds *url.Userinfo, p *prepared) (string, error) {
-	conn, err := req.Dial(ctx, "tcp", rl.addr())
+	conn, err := wire.Dial(ctx, req, "tcp", rl.addr())
 	if err != nil {
 		return "", err
 	}

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -51,7 +52,7 @@ type Handler struct {
 	IdleTime time.Duration
 
 	poolOnce sync.Once
-	idle     *fetch.Pool[poolKey, *session] // see pool.go
+	idle     *wire.Pool[poolKey, *session] // see pool.go
 }
 
 var (

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -110,7 +111,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 
 // dial opens the UDP socket to t's server and ties it to ctx.
 func (h *Handler) dial(ctx context.Context, req *fetch.Request, t target) (*session, error) {
-	c, err := req.Dial(ctx, "udp", t.server().HostPort())
+	c, err := wire.Dial(ctx, req, "udp", t.server().HostPort())
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package fetch_test
+package wire_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 func TestSocketError(t *testing.T) {
@@ -34,7 +35,7 @@ func TestSocketError(t *testing.T) {
 		{"other", errors.New("something"), nil},
 	}
 	for _, tt := range tests {
-		if got := fetch.SocketError(tt.err); got != tt.want {
+		if got := wire.SocketError(tt.err); got != tt.want {
 			t.Errorf("%s: SocketError = %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -51,13 +52,13 @@ func TestTCPConn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if tc, ok := fetch.TCPConn(fetch.NewConn(c, 0)); !ok || tc != c {
+	if tc, ok := wire.TCPConn(wire.NewConn(c, 0)); !ok || tc != c {
 		t.Errorf("TCPConn(NewConn(c)) = %v, %v; want c", tc, ok)
 	}
 	p1, p2 := net.Pipe()
 	defer p1.Close()
 	defer p2.Close()
-	if _, ok := fetch.TCPConn(fetch.NewConn(p1, 0)); ok {
+	if _, ok := wire.TCPConn(wire.NewConn(p1, 0)); ok {
 		t.Error("TCPConn found TCP under a pipe")
 	}
 }
@@ -93,7 +94,7 @@ func (f *failingOut) ReadFrom(r io.Reader) (int64, error) {
 // stall, that it ends one idle timeout after the last byte, give or take
 // a slice (four slices make the idle timeout).
 func TestSplicer(t *testing.T) {
-	big := make([]byte, 2*fetch.SpliceChunk+12345)
+	big := make([]byte, 2*(4<<20)+12345)
 	for i := range big {
 		big[i] = byte(i * 7)
 	}
@@ -234,7 +235,7 @@ func TestSplicer(t *testing.T) {
 			if n > 0 {
 				n += 100 // the bytes that came with the head line
 			}
-			sp := fetch.Splicer{IdleTimeout: tt.idle, LowMark: tt.lowMark}
+			sp := wire.Splicer{IdleTimeout: tt.idle, LowMark: tt.lowMark}
 			start := time.Now()
 			written, spliced, err := sp.Splice(ctx, dst, br, c, n)
 			end := time.Now()
@@ -253,7 +254,7 @@ func TestSplicer(t *testing.T) {
 				}
 			case tt.kind == 0:
 				// The output's error, as it came.
-				if !errors.Is(err, tt.is) || errors.As(err, &fe) || fetch.SocketError(err) != nil {
+				if !errors.Is(err, tt.is) || errors.As(err, &fe) || wire.SocketError(err) != nil {
 					t.Errorf("Splice: %v, want the output's %v", err, tt.is)
 				}
 			default:

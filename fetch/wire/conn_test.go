@@ -1,4 +1,4 @@
-package fetch
+package wire
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // silentServer accepts connections and never writes.
@@ -29,21 +31,21 @@ func silentServer(t *testing.T) string {
 }
 
 func TestConnIdleTimeout(t *testing.T) {
-	req := &Request{IdleTimeout: 50 * time.Millisecond}
-	c, err := req.Dial(context.Background(), "tcp", silentServer(t))
+	req := &fetch.Request{IdleTimeout: 50 * time.Millisecond}
+	c, err := Dial(context.Background(), req, "tcp", silentServer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	_, err = c.Read(make([]byte, 1))
-	if !errors.Is(err, Timeout) && KindOf(err) != Timeout {
-		t.Errorf("Read from a silent server = %v (kind %v), want Timeout", err, KindOf(err))
+	if !errors.Is(err, fetch.Timeout) && fetch.KindOf(err) != fetch.Timeout {
+		t.Errorf("Read from a silent server = %v (kind %v), want Timeout", err, fetch.KindOf(err))
 	}
 }
 
 func TestConnWatchCancel(t *testing.T) {
-	req := &Request{}
-	c, err := req.Dial(context.Background(), "tcp", silentServer(t))
+	req := &fetch.Request{}
+	c, err := Dial(context.Background(), req, "tcp", silentServer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +56,8 @@ func TestConnWatchCancel(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() { _, err := c.Read(make([]byte, 1)); errc <- err }()
 	cancel()
-	if err := <-errc; !errors.Is(err, context.Canceled) || KindOf(err) != Canceled {
-		t.Errorf("Read after cancel = %v (kind %v), want context.Canceled, Kind Canceled", err, KindOf(err))
+	if err := <-errc; !errors.Is(err, context.Canceled) || fetch.KindOf(err) != fetch.Canceled {
+		t.Errorf("Read after cancel = %v (kind %v), want context.Canceled, Kind Canceled", err, fetch.KindOf(err))
 	}
 	if _, err := c.Write([]byte("x")); !errors.Is(err, context.Canceled) {
 		t.Errorf("Write after cancel = %v, want context.Canceled", err)
@@ -66,8 +68,8 @@ func TestDialRefused(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	_, err := (&Request{}).Dial(context.Background(), "tcp", addr)
-	if !errors.Is(err, Connect) {
+	_, err := Dial(context.Background(), &fetch.Request{}, "tcp", addr)
+	if !errors.Is(err, fetch.Connect) {
 		t.Errorf("Dial to a closed port = %v, want Connect", err)
 	}
 }
@@ -101,7 +103,7 @@ func TestConnReplyTimeout(t *testing.T) {
 			}
 		}
 	}()
-	c, err := (&Request{IdleTimeout: 5 * time.Second}).Dial(context.Background(), "tcp", ln.Addr().String())
+	c, err := Dial(context.Background(), &fetch.Request{IdleTimeout: 5 * time.Second}, "tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func TestConnReplyTimeout(t *testing.T) {
 		m, err := c.Read(make([]byte, 1))
 		n += m
 		if err != nil {
-			if !errors.Is(err, Timeout) || !errors.Is(err, ErrReplyTimeout) || !errors.Is(err, context.DeadlineExceeded) || err.Error() != "timeout: no whole reply within 200ms" {
+			if !errors.Is(err, fetch.Timeout) || !errors.Is(err, ErrReplyTimeout) || !errors.Is(err, context.DeadlineExceeded) || err.Error() != "timeout: no whole reply within 200ms" {
 				t.Fatalf("Read past the bound = %v, want a Timeout: no whole reply within 200ms", err)
 			}
 			break
@@ -128,5 +130,27 @@ func TestConnReplyTimeout(t *testing.T) {
 	c.SetReplyTimeout(0)
 	if _, err := c.Read(make([]byte, 1)); err != nil {
 		t.Errorf("Read after the limit was lifted = %v, want a byte", err)
+	}
+}
+
+// A *Conn from Dial lets the Client's policy judge a pooled connection
+// again (Request.CheckReuse finds the dialed address beneath it), and
+// TCPConn find the socket.
+func TestConnUnwraps(t *testing.T) {
+	req := &fetch.Request{}
+	c, err := Dial(context.Background(), req, "tcp", silentServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := TCPConn(c); !ok {
+		t.Error("TCPConn found no socket under a *Conn")
+	}
+	deny := &fetch.Client{Policy: fetch.Policy{DenyPrivate: true}}
+	deny.Register("http", fetch.HandlerFunc(func(ctx context.Context, r *fetch.Request) (*fetch.Resource, error) {
+		return nil, r.CheckReuse(c)
+	}))
+	if _, err := deny.Fetch(context.Background(), "http://127.0.0.1/"); !errors.Is(err, fetch.Refused) {
+		t.Errorf("CheckReuse of a loopback *Conn under DenyPrivate: %v, want Refused", err)
 	}
 }

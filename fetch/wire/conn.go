@@ -1,4 +1,4 @@
-package fetch
+package wire
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // Conn is a net.Conn on which every Read and Write has a deadline: the
@@ -24,10 +26,15 @@ type Conn struct {
 // means DefaultIdleTimeout).
 func NewConn(c net.Conn, idle time.Duration) *Conn {
 	if idle <= 0 {
-		idle = DefaultIdleTimeout
+		idle = fetch.DefaultIdleTimeout
 	}
 	return &Conn{Conn: c, idle: idle}
 }
+
+// NetConn returns the connection c wraps, as (*tls.Conn).NetConn does, so
+// that the Client's policy (Request.CheckReuse) and TCPConn find what is
+// beneath.
+func (c *Conn) NetConn() net.Conn { return c.Conn }
 
 // IdleTimeout returns the longest wait of a Read or Write.
 func (c *Conn) IdleTimeout() time.Duration { return c.idle }
@@ -45,7 +52,7 @@ func (c *Conn) Watch(ctx context.Context) (stop func() bool) {
 
 func (c *Conn) dead() error {
 	if p := c.cause.Load(); p != nil {
-		return Wrap(KindOf(*p), *p)
+		return fetch.Wrap(fetch.KindOf(*p), *p)
 	}
 	return nil
 }
@@ -109,7 +116,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		if d := c.dead(); d != nil {
 			err = d
 		} else if !c.until.IsZero() && !time.Now().Before(c.until) {
-			err = &Error{Kind: Timeout, Err: &replyTimeout{d: c.within}}
+			err = &fetch.Error{Kind: fetch.Timeout, Err: &replyTimeout{d: c.within}}
 		}
 	}
 	return n, err

@@ -1,4 +1,4 @@
-package fetch_test
+package wire_test
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,7 +17,7 @@ import (
 // mark for all but the last chunk of a sized body, and 1 for the last, so
 // that the body's end wakes the copy.
 func TestSplicerLowMark(t *testing.T) {
-	data := bytes.Repeat([]byte("0123456789abcdef"), 3*fetch.SpliceChunk/16)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 3*(4<<20)/16)
 	addr := fetchtest.Serve(t, func(c net.Conn) { c.Write(data) })
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -38,7 +38,7 @@ func TestSplicerLowMark(t *testing.T) {
 		})
 	}}
 	const mark = 1 << 20
-	sp := fetch.Splicer{LowMark: mark}
+	sp := wire.Splicer{LowMark: mark}
 	n, _, err := sp.Splice(context.Background(), spy, nil, c.(*net.TCPConn), int64(len(data)))
 	if err != nil || n != int64(len(data)) {
 		t.Fatalf("Splice: %d bytes, %v; want %d", n, err, len(data))

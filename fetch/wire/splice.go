@@ -1,4 +1,4 @@
-package fetch
+package wire
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // TCPConn finds the *net.TCPConn under c's wrappers (the dial policy's
@@ -55,10 +57,10 @@ func SocketError(err error) error {
 	return err
 }
 
-// SpliceChunk is the most that one call of the output's ReadFrom moves in
+// spliceChunk is the most that one call of the output's ReadFrom moves in
 // a Splice. Between chunks the copy looks at the context, and an output
 // that counts what its ReadFrom returns (a progress meter) moves on.
-const SpliceChunk = 4 << 20
+const spliceChunk = 4 << 20
 
 // spliceSlices is how many slices the idle timeout is cut into while the
 // output's ReadFrom waits on the socket: a slice in which a byte came is
@@ -95,7 +97,7 @@ type Splicer struct {
 // when not nil, is the buffered reader the caller has read c through: the
 // bytes it holds go first, by dst.Write, and an error it holds is the
 // connection's. The rest goes to dst's ReadFrom with c itself as the
-// reader (within an *io.LimitedReader), at most SpliceChunk at a time.
+// reader (within an *io.LimitedReader), at most spliceChunk at a time.
 //
 // Splice reports false, having done nothing, when dst is not an
 // io.ReaderFrom: the caller then copies in its own way. Otherwise it
@@ -123,7 +125,7 @@ func (s *Splicer) Splice(ctx context.Context, dst io.Writer, br *bufio.Reader, c
 	}
 	left := n // what remains, or -1 until the peer closes
 	short := func() error {
-		return Errorf(Incomplete, "the connection closed after %d of %d bytes: %w", written, n, io.ErrUnexpectedEOF)
+		return fetch.Errorf(fetch.Incomplete, "the connection closed after %d of %d bytes: %w", written, n, io.ErrUnexpectedEOF)
 	}
 	if br != nil && left != 0 {
 		if k := int64(br.Buffered()); k > 0 {
@@ -160,7 +162,7 @@ func (s *Splicer) Splice(ctx context.Context, dst io.Writer, br *bufio.Reader, c
 
 	idle := s.IdleTimeout
 	if idle <= 0 {
-		idle = DefaultIdleTimeout
+		idle = fetch.DefaultIdleTimeout
 	}
 	slice := idle / spliceSlices
 	stop := func() bool { return true }
@@ -178,7 +180,7 @@ func (s *Splicer) Splice(ctx context.Context, dst io.Writer, br *bufio.Reader, c
 	quiet := 0
 	mark, lowat := 1, s.LowMark > 1 // the socket's mark, and whether to set it
 	for {
-		lr.N = SpliceChunk
+		lr.N = spliceChunk
 		want := 1
 		if lowat {
 			want = s.LowMark
@@ -244,7 +246,7 @@ func (s *Splicer) Splice(ctx context.Context, dst io.Writer, br *bufio.Reader, c
 				quiet++
 			}
 			if quiet >= spliceSlices {
-				return written, true, &Error{Kind: Timeout, Err: fmt.Errorf("no byte for %v: %w", idle, SocketError(err))}
+				return written, true, &fetch.Error{Kind: fetch.Timeout, Err: fmt.Errorf("no byte for %v: %w", idle, SocketError(err))}
 			}
 		default:
 			return written, true, connErr(ctx, SocketError(err))
@@ -257,18 +259,18 @@ func connErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctxErr(ctx)
 	}
-	var fe *Error
+	var fe *fetch.Error
 	if errors.As(err, &fe) {
 		return err
 	}
-	if KindOf(err) == Timeout {
-		return &Error{Kind: Timeout, Err: err}
+	if fetch.KindOf(err) == fetch.Timeout {
+		return &fetch.Error{Kind: fetch.Timeout, Err: err}
 	}
-	return &Error{Kind: Incomplete, Err: err}
+	return &fetch.Error{Kind: fetch.Incomplete, Err: err}
 }
 
 // ctxErr is the cause of a done ctx as an *Error of its Kind.
 func ctxErr(ctx context.Context) error {
 	err := context.Cause(ctx)
-	return Wrap(KindOf(err), err)
+	return fetch.Wrap(fetch.KindOf(err), err)
 }
