@@ -65,6 +65,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "fetch: -o names one file, but several URLs were given (use -O or --output-dir)")
 		return 2
 	}
+	if (c.warc.maxSize > 0 || c.warc.cdx) && c.warc.path == "" {
+		fmt.Fprintln(stderr, "fetch: --warc-max-size and --warc-cdx go with --warc-file")
+		return 2
+	}
 	if len(c.batch.m.given) > 0 && !c.batch.recursive {
 		fmt.Fprintf(stderr, "fetch: %s goes with -r: without it there is no mirror for it to shape\n", c.batch.m.given[0])
 		return 2

@@ -84,9 +84,9 @@ type Options struct {
 	// sorted.
 	Index io.Writer
 	// MaxSize, with Rotate, starts a new file once the current one holds
-	// MaxSize bytes or more: after the record that crossed it, Rotate
-	// gives the next file and its name, which begins with a warcinfo
-	// record of its own.
+	// MaxSize bytes or more: before the next record (an HTTP request and
+	// its response stay together), Rotate gives the next file and its
+	// name, which begins with a warcinfo record of its own.
 	MaxSize int64
 	// Rotate returns the next file when MaxSize is reached.
 	Rotate func() (w io.Writer, filename string, err error)
@@ -275,6 +275,9 @@ func (w *Writer) spool(head []byte, payload io.Reader) (*spool, error) {
 // emitFirst writes the warcinfo record when none was written yet, then the
 // record. The caller holds w.mu.
 func (w *Writer) emitFirst(id string, h *Header, sp *spool) error {
+	if err := w.rotate(); err != nil {
+		return err
+	}
 	if w.infoID == "" {
 		if _, err := w.writeInfo(nil); err != nil {
 			return err
@@ -323,17 +326,25 @@ func (w *Writer) emit(id string, h *Header, sp *spool) error {
 		w.err = fmt.Errorf("warc: writing the index: %w", err)
 		return w.err
 	}
-	if w.opts.MaxSize > 0 && w.opts.Rotate != nil && w.w.n >= w.opts.MaxSize && h.Type != TypeWarcinfo && h.Type != TypeRequest {
-		next, name, err := w.opts.Rotate()
-		if err != nil {
-			w.err = fmt.Errorf("warc: the next file: %w", err)
-			return w.err
-		}
-		w.w = &countingWriter{w: next}
-		w.bw.Reset(w.w)
-		w.opts.Filename = name
-		w.infoID = "" // the next record starts the file with a warcinfo record
+	return nil
+}
+
+// rotate starts the next file when the current one has reached MaxSize:
+// before the next record, so that no file is left empty. The caller holds
+// w.mu.
+func (w *Writer) rotate() error {
+	if w.opts.MaxSize <= 0 || w.opts.Rotate == nil || w.w.n < w.opts.MaxSize || w.infoID == "" {
+		return nil
 	}
+	next, name, err := w.opts.Rotate()
+	if err != nil {
+		w.err = fmt.Errorf("warc: the next file: %w", err)
+		return w.err
+	}
+	w.w = &countingWriter{w: next}
+	w.bw.Reset(w.w)
+	w.opts.Filename = name
+	w.infoID = "" // the file begins with a warcinfo record of its own
 	return nil
 }
 
