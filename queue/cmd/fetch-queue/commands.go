@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -229,4 +230,11 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	fmt.Fprintf(stdout, "queued: %d\nin flight: %d\ndone: %d\nfailed: %d\n", s.Queued, s.InFlight, s.Done, s.Failed)
 	return 0
+}
+
+// marshalJSON is json.Marshal for output meant for a terminal or a parser:
+// server text in it has its control characters escaped.
+func marshalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	return fetch.SanitizeJSON(b), err
 }
