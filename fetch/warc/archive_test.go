@@ -64,6 +64,9 @@ func TestRevisits(t *testing.T) {
 			first = r.get("WARC-Record-ID")
 		}
 		if r.get("WARC-Type") == "revisit" {
+			if n := len(r.fields["warc-payload-digest"]); n != 1 {
+				t.Errorf("revisit with %d WARC-Payload-Digest fields", n)
+			}
 			if r.get("WARC-Refers-To") != first || r.get("WARC-Refers-To-Target-URI") != "http://h.example/a" ||
 				r.get("WARC-Profile") != ProfileIdenticalPayload || r.get("WARC-Payload-Digest") != sha1b32([]byte("same bytes")) ||
 				bytes.Contains(r.block, []byte("same bytes")) {
@@ -176,7 +179,7 @@ func TestDoRecordsErrorReplies(t *testing.T) {
 	}
 	recs := readAll(t, out.Bytes())
 	if len(recs) != 3 || recs[2].get("WARC-Type") != "response" ||
-		!bytes.HasPrefix(recs[2].block, []byte("HTTP/1.1 404 Not Found\r\n\r\n<h1>no such page</h1>")) {
+		!bytes.HasPrefix(recs[2].block, []byte("HTTP/1.1 404 Not Found\r\nContent-Length: 21\r\n\r\n<h1>no such page</h1>")) {
 		t.Fatalf("records %d, the last %v %q", len(recs), recs[len(recs)-1].fields, recs[len(recs)-1].block)
 	}
 	if err := checkDigests(recs[2]); err != nil {

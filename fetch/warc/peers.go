@@ -142,11 +142,15 @@ func (e *errorBody) Write(p []byte) (int, error) {
 
 // WriteErrorReply records an http(s) reply of status 400 or more, which
 // the Client returns as a *fetch.ReplyError, as a request record and a
-// response record. The response head is its status line alone: the
-// error does not carry the reply's header fields. body is the reply's
+// response record. The response head is its status line and the
+// Content-Length of the body kept: the error does not carry the reply's
+// header fields. body is the reply's
 // body (Request.ErrorBody's); cut marks one that was longer than kept
 // (WARC-Truncated "length").
 func (w *Writer) WriteErrorReply(req *fetch.Request, re *fetch.ReplyError, body []byte, cut bool, date time.Time) error {
+	// The length of the body kept, so that a reader finds it (warcio.js
+	// reads no body from a head without one).
+	h := http.Header{"Content-Length": {strconv.Itoa(len(body))}}
 	text := fetch.Sanitize(re.Text)
 	if text == "" {
 		text = http.StatusText(re.Code)
@@ -156,7 +160,7 @@ func (w *Writer) WriteErrorReply(req *fetch.Request, re *fetch.ReplyError, body 
 		Date:      date,
 		IPAddress: w.peers.lookup(req.URL),
 		Request:   requestHead(req, &fetch.Resource{URL: req.URL}),
-		Response:  ResponseHead("HTTP/1.1 "+strconv.Itoa(re.Code)+" "+text, nil),
+		Response:  ResponseHead("HTTP/1.1 "+strconv.Itoa(re.Code)+" "+text, h),
 		Body:      bytes.NewReader(body),
 	}
 	if cut {

@@ -390,7 +390,7 @@ func (w *Writer) header(id string, h *Header, sp *spool) ([]byte, error) {
 	fs = append(fs, h.Fields...)
 	add("Content-Type", h.ContentType)
 	fs = append(fs, Field{"WARC-Block-Digest", sp.blockDigest()})
-	if h.Type != TypeWarcinfo && (sp.headLen == 0 || sp.size > sp.headLen) {
+	if h.Type != TypeWarcinfo && h.Type != TypeRevisit && (sp.headLen == 0 || sp.size > sp.headLen) {
 		// A payload is defined for resource records (the whole block)
 		// and for HTTP messages that have an entity body.
 		fs = append(fs, Field{"WARC-Payload-Digest", sp.payloadDigest()})
