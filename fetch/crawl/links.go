@@ -27,7 +27,6 @@ type extraction struct {
 	wg       sync.WaitGroup
 	batch    []Link
 	nofollow bool // the page's <meta name=robots> said nofollow
-	err      error
 }
 
 // extract starts the extraction of res's links; nil when res names none
