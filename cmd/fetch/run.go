@@ -80,6 +80,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "fetch: -o names one file, but several URLs were given (use -O, --output-dir, or #1 in -o with a glob)")
 		return 2
 	}
+	if (c.warc.maxSize > 0 || c.warc.cdx) && c.warc.path == "" {
+		fmt.Fprintln(stderr, "fetch: --warc-max-size and --warc-cdx go with --warc-file")
+		return 2
+	}
+	if len(c.batch.m.given) > 0 && !c.batch.recursive {
+		fmt.Fprintf(stderr, "fetch: %s goes with -r: without it there is no mirror for it to shape\n", c.batch.m.given[0])
+		return 2
+	}
 	if c.batch.recursive && (c.output != "" || c.batch.list) {
 		fmt.Fprintln(stderr, "fetch: -r writes many files, laid out as host/path: -o and --list do not go with it (use --output-dir)")
 		return 2
