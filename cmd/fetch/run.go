@@ -388,7 +388,7 @@ func (e *runEnv) fail(err error) int {
 		fmt.Fprintf(e.stderr, "fetch: %s\n", msg)
 		e.errMu.Unlock()
 	}
-	return exitCode(err)
+	return fetch.ExitCode(err)
 }
 
 // message reads the --data argument: @FILE, "-" for stdin, or the text.
