@@ -25,6 +25,8 @@ type Config struct {
 	HTTPRaw       bool   // --raw: deliver bodies still content-encoded (default: gzip decoded)
 	HTTPUserAgent string // --user-agent; "" means "fetch/<version>"
 	HTTPPipeline  int    // --pipeline: requests one connection carries at once (HTTP/1.1 pipelining); 0 or 1 means none
+	HTTPDigest    bool   // --digest: credentials by Digest (RFC 7616) instead of Basic
+	HTTPBearer    string // --oauth2-bearer: a token sent as "Authorization: Bearer" (RFC 6750) to requests that are not hops
 
 	// Gopher and gophers.
 	GopherAnswers []string // --gopher-answer, repeated: answers to a Gopher+ +ASK form, in order (default: asked on the terminal)
@@ -63,6 +65,7 @@ func Register(c *fetch.Client, cfg Config) {
 		Raw: cfg.HTTPRaw, UserAgent: cfg.HTTPUserAgent,
 		MaxConnsPerHost: c.PerHost, // the Client's PerHost counts connections
 		Pipeline:        cfg.HTTPPipeline,
+		Digest:          cfg.HTTPDigest, BearerToken: cfg.HTTPBearer,
 	}
 	c.Register("http", web)
 	c.Register("https", web)

@@ -57,7 +57,9 @@ type config struct {
 	scoped       []*option   // the options given that some schemes ignore
 	warc         warcSink    // --warc-file
 	batch        batchConfig
-	net          netConfig // options_net.go
+	net          netConfig  // options_net.go
+	auth         authConfig // options_auth.go
+	tls          tlsConfig  // options_tls.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -87,6 +89,8 @@ var (
 		transferOptions,
 		policyOptions,
 		netOptions,
+		authOptions,
+		tlsOptions,
 		warcOptions,
 		batchOptions,
 	)

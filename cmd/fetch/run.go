@@ -141,7 +141,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // built-in scheme registered.
 func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	cl := &fetch.Client{
-		Parser:         url.Parser{Lenient: !c.strict},
+		Parser:         url.Parser{Lenient: !c.strict, MapHost: fetch.IDNAHost},
 		Policy:         c.policy,
 		ConnectTimeout: c.connectTO,
 		PerHost:        c.perHost,
@@ -165,6 +165,14 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 			tc.RootCAs = pool
 		}
 		cl.TLS = tc
+	}
+	if c.tls.set() {
+		if cl.TLS == nil {
+			cl.TLS = &tls.Config{}
+		}
+		if err := c.tls.apply(cl.TLS); err != nil {
+			return nil, err
+		}
 	}
 	if c.hasUser {
 		name, pass, hasPass := strings.Cut(c.user, ":")
