@@ -14,6 +14,7 @@
 #   FETCH_IT_FTP_TLS_ADDR    127.0.0.1:PORT of the same tree with AUTH TLS required
 #   FETCH_IT_FTPS_ADDR       127.0.0.1:PORT of the same tree over implicit TLS (ftps)
 #   FETCH_IT_FTP_CA          the self-signed certificate of both, for --cacert
+# $IT_DIR/ftp/vsftpd.log logs every command (log_ftp_protocol), for tests that count requests.
 source "$(dirname "$0")/../lib.sh"
 
 name=ftp
@@ -54,7 +55,9 @@ conf() {
 		max_per_ip=0
 		idle_session_timeout=600
 		delay_failed_login=0
-		xferlog_enable=NO
+		xferlog_enable=YES
+		xferlog_std_format=NO
+		log_ftp_protocol=YES
 		vsftpd_log_file=$dir/vsftpd.log
 		use_localtime=NO
 	EOF

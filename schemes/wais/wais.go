@@ -32,7 +32,7 @@
 // took 23.7 s in 4096-byte chunks (0.27 s against the same server with
 // TCP_NODELAY forced), and 0.9 s at the default chunk size (0.04 s). The
 // session now acknowledges at once where it awaits an answer
-// (fetch.QuickAck, TCP_QUICKACK on Linux); TestDelayedAck reproduces the
+// (wire.QuickAck, TCP_QUICKACK on Linux); TestDelayedAck reproduces the
 // server's two-piece writes. The figures are the issue's, from the live
 // server; they were not measured again here.
 package wais
