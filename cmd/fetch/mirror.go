@@ -110,7 +110,7 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 	}
 	if !e.cfg.silent {
 		e.errMu.Lock()
-		fmt.Fprintf(e.stderr, "fetch: %d fetched (%s) in %v, %d failed, %d skipped; %d disallowed by robots.txt, %d links out of scope, %d to private addresses, %d to local files, %d nofollow, %d not mirrored (no file name)\n",
+		fmt.Fprintf(e.stderr, "fetch: %d fetched (%s) in %v, %d failed, %d skipped; %d disallowed by robots.txt, %d links out of scope, %d to private addresses, %d to local files, %d nofollow, %d left out by the filters or for want of a file name\n",
 			st.Fetched, human(st.Bytes), time.Since(start).Round(time.Millisecond), st.Failed, st.Skipped, st.Robots, st.OutOfScope, st.Private, st.Local, st.Nofollow, st.Dropped)
 		if st.Unlisted > 0 {
 			fmt.Fprintf(e.stderr, "fetch: the links of %d listings could not be read\n", st.Unlisted)
