@@ -11,6 +11,8 @@ require (
 )
 
 require (
+	github.com/andybalholm/brotli v1.3.0
+	github.com/klauspost/compress v1.20.3
 	github.com/temoto/robotstxt v1.1.2
 	github.com/vbauerster/mpb/v8 v8.16.2
 	go.etcd.io/bbolt v1.4.3

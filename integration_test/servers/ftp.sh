@@ -99,6 +99,15 @@ start() {
 	printf 'spaced out\n' >"$dir/anon/pub/with space/name with space.txt"
 	printf 'private\n' >"$dir/home/private.txt"
 	printf 'sub\n' >"$dir/home/sub/inner.txt"
+	# Symbolic links (vsftpd lists them with LIST's "l"): to a folder, to a
+	# file, to the folder itself and to its parent (cycles), relative so
+	# that they hold inside the chroot.
+	mkdir -p "$dir/anon/links/target"
+	printf 'linked\n' >"$dir/anon/links/target/t.txt"
+	ln -sfn target "$dir/anon/links/dirlink"
+	ln -sfn target/t.txt "$dir/anon/links/filelink"
+	ln -sfn . "$dir/anon/links/loop"
+	ln -sfn .. "$dir/anon/links/up"
 	if [ ! -s "$dir/anon/big.bin" ]; then
 		head -c $((64 << 20)) /dev/urandom >"$dir/anon/big.bin"
 	fi

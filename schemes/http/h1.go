@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,9 +25,9 @@ import (
 // and proxies, spends four goroutine hand-offs on each request instead.
 //
 // It behaves as that Transport does for the requests the Handler makes:
-// the header fields are written in its order, Accept-Encoding: gzip is
-// added (and the body decoded) when the request sets none and is neither
-// HEAD nor a Range request, 1xx replies other than 101 are skipped, the
+// the header fields are written in its order (the Handler's
+// Accept-Encoding among them; the Handler decodes the body, see
+// decodeBody, for both transports), 1xx replies other than 101 are skipped, the
 // reply's header is bounded, a reused connection the server closed while
 // idle is retried, and the httptrace hooks are called at the same points.
 type h1 struct {
@@ -48,7 +49,6 @@ type h1Request struct {
 	path   string   // the request-target less its leading "/" (see requestURI)
 	host   string   // the Host field
 	fields []header // as headers returns them
-	gz     bool     // ask for gzip (Accept-Encoding) and decode it
 	idle   time.Duration
 	tr     *fetch.Trace
 }
@@ -249,6 +249,17 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	}
 	pc.lr.n = 1<<63 - 1
 	if t.pool.depth > 1 {
+		if (turn != nil || pc.isPiped()) && ctx.Err() == nil {
+			if why := r.foreign(resp); why != "" {
+				// The reply is not this request's: the line of replies
+				// on pc is out of step. Nothing of it is delivered;
+				// this request and those behind it are made again on
+				// other connections, and none is pipelined there.
+				t.pool.noPipeline(pc.key)
+				pc.close()
+				return nil, &staleError{err: fetch.Errorf(fetch.Protocol, "a reply on a pipelined connection to %s is not its request's: %s (pipelining to it stops)", pc.key, why), piped: true}
+			}
+		}
 		pc.readingBulk(resp.ContentLength)
 	}
 	// Each read of the body waits at most the idle timeout.
@@ -256,7 +267,12 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 
 	reuse := !resp.Close && resp.StatusCode >= 100 && resp.StatusCode != http.StatusSwitchingProtocols
 	if resp.Body == http.NoBody {
-		pc.release(reuse)
+		if err := pc.release(reuse); err != nil {
+			// More came after this reply than the line asked for:
+			// none of it is delivered, so the request is made again,
+			// on a connection of its own.
+			return nil, &staleError{err: err, piped: true}
+		}
 		return resp, nil
 	}
 	b.rc, b.reuse = resp.Body, reuse
@@ -264,14 +280,44 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 		b.left = resp.ContentLength
 	}
 	resp.Body = b
-	if r.gz && strings.EqualFold(field(resp.Header, "Content-Encoding"), "gzip") {
-		resp.Body = &gzipBody{body: b}
-		resp.Header.Del("Content-Encoding")
-		resp.Header.Del("Content-Length")
-		resp.ContentLength = -1
-		resp.Uncompressed = true
-	}
 	return resp, nil
+}
+
+// foreign returns why resp cannot be the reply to r, or "" when it may
+// be: a 206 or 416 to a request without Range, a 206 for bytes other than
+// those asked for, a 304 to a request that set no condition. On a
+// pipelined connection such a reply means the replies are out of step
+// with their requests.
+func (r *h1Request) foreign(resp *http.Response) string {
+	var rng string
+	cond := false
+	for _, f := range r.fields {
+		switch f.name {
+		case "Range":
+			rng = f.value
+		case "If-Modified-Since", "If-None-Match", "If-Unmodified-Since", "If-Match", "If-Range":
+			cond = true
+		}
+	}
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+		if rng == "" {
+			return "a 206 to a request for the whole resource"
+		}
+		first, _, _, err := parseContentRange(field(resp.Header, "Content-Range"))
+		if err == nil && rng != "bytes="+strconv.FormatInt(first, 10)+"-" {
+			return fmt.Sprintf("bytes from %d to a request for %s", first, rng)
+		}
+	case http.StatusRequestedRangeNotSatisfiable:
+		if rng == "" {
+			return "a 416 to a request without Range"
+		}
+	case http.StatusNotModified:
+		if !cond {
+			return "a 304 to a request without a condition"
+		}
+	}
+	return ""
 }
 
 // watch ties pc to the cancellation of ctx: once ctx is done, every wait
@@ -324,9 +370,8 @@ func reqWriteExclude(k string) bool {
 
 // appendRequest appends the request's line and header to b, as net/http
 // writes them: Host, User-Agent (its first value), the other fields
-// sorted by name, each name's values in their order, then Accept-Encoding
-// when gz is set (the fields then have none). It sends each field to the
-// trace.
+// sorted by name, each name's values in their order. It sends each field
+// to the trace.
 func appendRequest(b []byte, r *h1Request) []byte {
 	b = append(b, r.method...)
 	b = append(b, " /"...)
@@ -360,7 +405,10 @@ func appendRequest(b []byte, r *h1Request) []byte {
 			}
 		}
 	}
-	if ua = fieldValue(ua); ua != "" {
+	if ua != "" {
+		// Written when set, even when it trims to nothing, as
+		// net/http writes it.
+		ua = fieldValue(ua)
 		b = appendField(b, "User-Agent", ua)
 		if tr != nil {
 			traceField(tr, "User-Agent", ua)
@@ -371,12 +419,6 @@ func appendRequest(b []byte, r *h1Request) []byte {
 		b = appendField(b, f.name, v)
 		if tr != nil {
 			traceField(tr, f.name, v)
-		}
-	}
-	if r.gz {
-		b = appendField(b, "Accept-Encoding", "gzip")
-		if tr != nil {
-			traceField(tr, "Accept-Encoding", "gzip")
 		}
 	}
 	return append(b, "\r\n"...)
@@ -430,7 +472,9 @@ func (b *h1Body) Read(p []byte) (int, error) {
 		b.mu.Unlock()
 	}
 	if err != nil {
-		b.finish(err == io.EOF && b.reuse)
+		if ferr := b.finish(err == io.EOF && b.reuse); ferr != nil && err == io.EOF {
+			err = ferr // the reply ended, but more than was asked for came after it
+		}
 		if err != io.EOF && b.ctx.Err() == nil && errors.Is(err, os.ErrDeadlineExceeded) {
 			err = fetch.Errorf(fetch.Timeout, "reading the body: nothing for %v", b.idle)
 		}
@@ -443,8 +487,8 @@ func h1BodyOf(rc io.Reader) *h1Body {
 	switch b := rc.(type) {
 	case *h1Body:
 		return b
-	case *gzipBody:
-		return b.body
+	case *decodedBody:
+		return h1BodyOf(b.wire)
 	}
 	return nil
 }
@@ -475,16 +519,17 @@ func (b *h1Body) isClosed() bool {
 }
 
 // finish ends the exchange once: the connection back to the pool when
-// reuse is set, otherwise closed, which also ends a Read in progress.
-func (b *h1Body) finish(reuse bool) {
+// reuse is set, otherwise closed, which also ends a Read in progress. Its
+// error is release's, the first time.
+func (b *h1Body) finish(reuse bool) error {
 	b.mu.Lock()
 	if b.done {
 		b.mu.Unlock()
-		return
+		return nil
 	}
 	b.done = true
 	b.mu.Unlock()
-	b.pc.release(reuse)
+	return b.pc.release(reuse)
 }
 
 // errReadOnClosed is a Read after Close, as net/http reports it.

@@ -40,6 +40,8 @@ func (b *h1Body) spliceTo(ctx context.Context, w io.Writer, idle time.Duration) 
 	b.mu.Lock()
 	b.read = b.left
 	b.mu.Unlock()
-	b.finish(b.reuse)
+	if err := b.finish(b.reuse); err != nil {
+		return n, true, err
+	}
 	return n, true, nil
 }

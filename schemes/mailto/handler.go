@@ -153,7 +153,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		if err != nil {
 			return nil, err
 		}
-		res.Extra["address"] = to
+		res.Extra[ExtraAddress] = to
 		return res, nil
 	}
 	p, err := h.prepare(req)
@@ -182,10 +182,10 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	if err != nil {
 		return nil, err
 	}
-	res.Extra["address"] = p.to
-	res.Extra["message-id"] = p.msg.msgID
-	res.Extra["relay"] = rl.addr()
-	res.Extra["reply"] = reply
+	res.Extra[ExtraAddress] = p.to
+	res.Extra[ExtraMessageID] = p.msg.msgID
+	res.Extra[ExtraRelay] = rl.addr()
+	res.Extra[ExtraReply] = reply
 	return res, nil
 }
 
