@@ -111,7 +111,8 @@ var (
 		authOptions,
 		tlsOptions,
 		warcOptions,
-		batchOptions,
+		batchOwnOptions,
+		mirrorOptions,
 	)
 	schemeOptions = concat(
 		ftpOptions,

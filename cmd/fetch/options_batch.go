@@ -16,10 +16,8 @@ type batchConfig struct {
 	m         mirrorConfig // options_mirror.go
 }
 
-// batchOptions are the options of many transfers: --rate, --list, -r, -l,
-// and the mirror's.
-var batchOptions = concat(batchOwnOptions, mirrorOptions)
-
+// batchOwnOptions are the options of many transfers: --rate, --list, -r,
+// -l (the mirror's are mirrorOptions).
 var batchOwnOptions = []option{
 	{long: "rate", arg: "R", help: "at most R requests a second to one host (a fraction allowed: 0.5 is one each 2 s)",
 		set: func(c *config, v string) error {
