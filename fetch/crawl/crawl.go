@@ -17,6 +17,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -494,10 +495,45 @@ func (cr *crawl) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		}
 		// A seed that is not a listing after all: fetched.
 	}
+	var res *fetch.Resource
+	var err error
 	if cr.c.Sink != nil {
-		return cr.c.Sink.Do(ctx, cr.c.Client, req)
+		res, err = cr.c.Sink.Do(ctx, cr.c.Client, req)
+	} else {
+		res, err = cr.c.Client.Do(ctx, req)
 	}
-	return cr.c.Client.Do(ctx, req)
+	if err != nil && l != nil && errors.Is(err, fetch.NotFound) {
+		if r, ok := cr.symlinkedDir(ctx, req, l); ok {
+			return r, nil
+		}
+	}
+	return res, err
+}
+
+// symlinkedDir lists, as a directory, a file a listing named that cannot
+// be retrieved: an FTP server lists a symbolic link to a directory as a
+// link ("l"), which the listing takes for a file, and RETR then fails
+// with 550. The directory's URL ends in "/".
+func (cr *crawl) symlinkedDir(ctx context.Context, req *fetch.Request, l *Link) (*fetch.Resource, bool) {
+	if !l.Listed || l.Kind != fetch.KindFile || !cr.listFirst(&Link{URL: l.URL, Listed: true, Kind: fetch.KindDirectory}) {
+		return nil, false
+	}
+	s := req.URL.String()
+	if strings.HasSuffix(s, "/") {
+		return nil, false
+	}
+	u, err := url.Parse(s + "/")
+	if err != nil {
+		return nil, false
+	}
+	r := *req
+	r.URL = u
+	res, err := cr.listAsResource(ctx, &r)
+	if err != nil {
+		return nil, false
+	}
+	cr.logf(slog.LevelDebug, "listed as a directory: a file a listing named that could not be retrieved (a symbolic link)", "url", u.Redacted())
+	return res, true
 }
 
 // stop ends the crawl with Visit's error.
