@@ -105,6 +105,9 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 	}
 	st, err := c.Run(ctx, ok...)
 	m.prog.wait()
+	if mc.convertLinks {
+		m.convertLinks()
+	}
 	if err != nil {
 		m.failed(fetch.Classify(err))
 	}
@@ -163,8 +166,9 @@ func (e *runEnv) mirrorPrefixes(seeds []string) []string {
 
 // mirrorRun is the state of one -r.
 type mirrorRun struct {
-	e    *runEnv
-	cfg  *mirrorConfig
+	e     *runEnv
+	cfg   *mirrorConfig
+	files mirrorFiles // with --convert-links
 	root string
 	prog *multiProgress
 	mu   sync.Mutex
@@ -238,6 +242,7 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 	if !res.ModTime.IsZero() {
 		os.Chtimes(name, res.ModTime, res.ModTime) // the server's time, as wget's
 	}
+	m.wrote(res, name)
 	return nil
 }
 
