@@ -169,10 +169,10 @@ type mirrorRun struct {
 	e     *runEnv
 	cfg   *mirrorConfig
 	files mirrorFiles // with --convert-links
-	root string
-	prog *multiProgress
-	mu   sync.Mutex
-	n    int // failures so far, for the order of exit codes
+	root  string
+	prog  *multiProgress
+	mu    sync.Mutex
+	n     int // failures so far, for the order of exit codes
 }
 
 func (m *mirrorRun) failed(err error) {
