@@ -105,12 +105,15 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 	}
 	st, err := c.Run(ctx, ok...)
 	m.prog.wait()
+	if mc.convertLinks {
+		m.convertLinks()
+	}
 	if err != nil {
 		m.failed(fetch.Classify(err))
 	}
 	if !e.cfg.silent {
 		e.errMu.Lock()
-		fmt.Fprintf(e.stderr, "fetch: %d fetched (%s) in %v, %d failed, %d skipped; %d disallowed by robots.txt, %d links out of scope, %d to private addresses, %d to local files, %d nofollow, %d not mirrored (no file name)\n",
+		fmt.Fprintf(e.stderr, "fetch: %d fetched (%s) in %v, %d failed, %d skipped; %d disallowed by robots.txt, %d links out of scope, %d to private addresses, %d to local files, %d nofollow, %d left out by the filters or for want of a file name\n",
 			st.Fetched, human(st.Bytes), time.Since(start).Round(time.Millisecond), st.Failed, st.Skipped, st.Robots, st.OutOfScope, st.Private, st.Local, st.Nofollow, st.Dropped)
 		if st.Unlisted > 0 {
 			fmt.Fprintf(e.stderr, "fetch: the links of %d listings could not be read\n", st.Unlisted)
@@ -163,12 +166,13 @@ func (e *runEnv) mirrorPrefixes(seeds []string) []string {
 
 // mirrorRun is the state of one -r.
 type mirrorRun struct {
-	e    *runEnv
-	cfg  *mirrorConfig
-	root string
-	prog *multiProgress
-	mu   sync.Mutex
-	n    int // failures so far, for the order of exit codes
+	e     *runEnv
+	cfg   *mirrorConfig
+	files mirrorFiles // with --convert-links
+	root  string
+	prog  *multiProgress
+	mu    sync.Mutex
+	n     int // failures so far, for the order of exit codes
 }
 
 func (m *mirrorRun) failed(err error) {
@@ -238,6 +242,7 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 	if !res.ModTime.IsZero() {
 		os.Chtimes(name, res.ModTime, res.ModTime) // the server's time, as wget's
 	}
+	m.wrote(res, name)
 	return nil
 }
 

@@ -150,3 +150,23 @@ func TestMirrorOptionWithoutR(t *testing.T) {
 		t.Errorf("exit %d, %q; want 2", code, errs)
 	}
 }
+
+// --convert-links: once mirrored, a page's links to files mirrored are
+// relative to it, the rest absolute.
+func TestMirrorConvertLinks(t *testing.T) {
+	srv, _ := mirrorSite(t)
+	dir := t.TempDir()
+	if _, errs, code := fetchCmd(t, "", "-r", "-l", "1", "--convert-links", "--output-dir", dir, srv.URL+"/a/b/"); code != 0 {
+		t.Fatalf("exit %d, %s", code, errs)
+	}
+	host := strings.Replace(strings.TrimPrefix(srv.URL, "http://"), ":", string(hostPortSep()), 1)
+	b, err := os.ReadFile(filepath.Join(dir, host, "a/b/index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`href="p.html"`, `href="i.png"`, `href="d.txt"`, `href="` + srv.URL + `/a/up.html"`, `href="` + srv.URL + `/private/x"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("index.html lacks %s:\n%s", want, b)
+		}
+	}
+}

@@ -25,6 +25,7 @@ type mirrorConfig struct {
 	randomWait     bool
 	mirror         bool // --mirror: infinite depth, timestamping
 	sitemaps       bool // --follow-sitemaps
+	convertLinks   bool // --convert-links
 	given          []string
 }
 
@@ -104,6 +105,8 @@ var mirrorOptions = []option{
 		set: func(c *config, _ string) error { c.batch.m.randomWait = true; return nil }}),
 	mirrorOption(option{long: "mirror", help: "with -r, no depth limit and a conditional recrawl of the files already there (If-Modified-Since from each file's time)",
 		set: func(c *config, _ string) error { c.batch.m.mirror = true; return nil }}),
+	mirrorOption(option{long: "convert-links", help: "with -r, once the mirror is done, make the links of its HTML pages work offline: relative to the files mirrored, absolute to the rest",
+		set: func(c *config, _ string) error { c.batch.m.convertLinks = true; return nil }}),
 	mirrorOption(option{long: "follow-sitemaps", help: "with -r, also follow the URLs of the sitemaps robots.txt names and of /sitemap.xml (sitemap indexes and gzipped ones too)",
 		set: func(c *config, _ string) error { c.batch.m.sitemaps = true; return nil }}),
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,6 +83,11 @@ type Crawler struct {
 	// larger is cut there. A skipped resource is neither failed nor
 	// retried (Stats.Skipped); its reader in Visit gets ErrTooLarge.
 	MaxBodySize int64
+	// FollowCanonical follows a page's <link rel=canonical> as any link.
+	// By default it is not followed, and the URL it names is not fetched
+	// when other pages link to it later: the page fetched is its copy
+	// (Stats.Duplicates).
+	FollowCanonical bool
 	// Key returns the identity under which a URL is fetched once; nil
 	// means its normal form (url.URL.Normalize). A crawler that knows
 	// more (a session parameter to ignore, a case-insensitive server)
@@ -157,6 +163,7 @@ type Stats struct {
 	Unparsed   int   // links and listing lines that could not be parsed
 	Unlisted   int   // listings whose links no handler could read (a handler without BodyLister or Lister)
 	Unchanged  int   // resources a conditional fetch found unchanged since the last round (see Validators)
+	Duplicates int   // links not fetched: a page fetched named them its canonical URL
 }
 
 // crawl is the state of one Run.
@@ -174,6 +181,7 @@ type crawl struct {
 	inflight  int
 	stopped   bool
 	items     map[int]*Link            // by the batch's index
+	canonical map[string]bool          // keys pages fetched named their canonical URL
 	reqs      map[*fetch.Request]*Link // requests made, for do
 	stats     Stats
 	limMu     sync.Mutex
@@ -190,7 +198,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Stats, error) {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	cr := &crawl{c: c, ctx: ctx, cancel: cancel, fr: c.Frontier, items: map[int]*Link{}, reqs: map[*fetch.Request]*Link{},
+	cr := &crawl{c: c, ctx: ctx, cancel: cancel, fr: c.Frontier, items: map[int]*Link{}, canonical: map[string]bool{}, reqs: map[*fetch.Request]*Link{},
 		limiters: map[string]*rate.Limiter{}, delayed: map[string]bool{}, intervals: map[string]time.Duration{}}
 	if cr.fr == nil {
 		cr.fr = NewMemoryFrontier()
@@ -298,7 +306,13 @@ func (cr *crawl) urls(bad []string) func(func(string) bool) {
 				}
 				cr.cond.Wait()
 			}
+			dup := l.Depth > 0 && cr.canonical[l.Key]
 			cr.mu.Unlock()
+			if dup {
+				cr.fr.Done(cr.ctx, l.Key)
+				cr.count(func(s *Stats) { s.Duplicates++ })
+				continue
+			}
 			if !cr.admit(&l) {
 				cr.fr.Done(cr.ctx, l.Key)
 				continue
@@ -494,10 +508,45 @@ func (cr *crawl) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		}
 		// A seed that is not a listing after all: fetched.
 	}
+	var res *fetch.Resource
+	var err error
 	if cr.c.Sink != nil {
-		return cr.c.Sink.Do(ctx, cr.c.Client, req)
+		res, err = cr.c.Sink.Do(ctx, cr.c.Client, req)
+	} else {
+		res, err = cr.c.Client.Do(ctx, req)
 	}
-	return cr.c.Client.Do(ctx, req)
+	if err != nil && l != nil && errors.Is(err, fetch.NotFound) {
+		if r, ok := cr.symlinkedDir(ctx, req, l); ok {
+			return r, nil
+		}
+	}
+	return res, err
+}
+
+// symlinkedDir lists, as a directory, a file a listing named that cannot
+// be retrieved: an FTP server lists a symbolic link to a directory as a
+// link ("l"), which the listing takes for a file, and RETR then fails
+// with 550. The directory's URL ends in "/".
+func (cr *crawl) symlinkedDir(ctx context.Context, req *fetch.Request, l *Link) (*fetch.Resource, bool) {
+	if !l.Listed || l.Kind != fetch.KindFile || !cr.listFirst(&Link{URL: l.URL, Listed: true, Kind: fetch.KindDirectory}) {
+		return nil, false
+	}
+	s := req.URL.String()
+	if strings.HasSuffix(s, "/") {
+		return nil, false
+	}
+	u, err := url.Parse(s + "/")
+	if err != nil {
+		return nil, false
+	}
+	r := *req
+	r.URL = u
+	res, err := cr.listAsResource(ctx, &r)
+	if err != nil {
+		return nil, false
+	}
+	cr.logf(slog.LevelDebug, "listed as a directory: a file a listing named that could not be retrieved (a symbolic link)", "url", u.Redacted())
+	return res, true
 }
 
 // stop ends the crawl with Visit's error.

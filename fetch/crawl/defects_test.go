@@ -247,3 +247,21 @@ func TestCrawlDotSegments(t *testing.T) {
 		t.Errorf("visited %q, stats %+v; want %q", got, st, want)
 	}
 }
+
+// A symbolic link to a directory, which an FTP listing shows as a link and
+// the lister takes for a file, is listed as the directory it is once its
+// retrieval fails (issue 25: "a link to a directory is a file whose RETR
+// fails 550").
+func TestCrawlSymlinkedDirectory(t *testing.T) {
+	s := &site{listerOnly: true, pages: map[string]page{
+		"ftp://h.example/pub/":           {links: []string{"ftp://h.example/pub/link", "ftp://h.example/pub/f"}},
+		"ftp://h.example/pub/f":          {body: "f"},
+		"ftp://h.example/pub/link/":      {links: []string{"ftp://h.example/pub/link/inner"}},
+		"ftp://h.example/pub/link/inner": {body: "inner"},
+	}}
+	got, st := visits(t, &Crawler{Client: s.client("ftp"), Depth: 3}, "ftp://h.example/pub/")
+	want := []string{"0 ftp://h.example/pub/", "1 ftp://h.example/pub/f", "1 ftp://h.example/pub/link", "2 ftp://h.example/pub/link/inner"}
+	if !slices.Equal(got, want) || st.Failed != 0 {
+		t.Errorf("visited %q, %+v; want %q", got, st, want)
+	}
+}

@@ -135,6 +135,7 @@ func enqueue(tx *bolt.Tx, host string, key []byte) error {
 	if err != nil {
 		return err
 	}
+	q.FillPercent = 1 // keys only ever appended: pages full
 	n, err := q.NextSequence()
 	if err != nil {
 		return err
@@ -192,6 +193,7 @@ func (f *diskFrontier) Add(ctx context.Context, links ...Link) (int, error) {
 	err := f.db.Update(func(tx *bolt.Tx) error {
 		n, hosts = 0, hosts[:0]
 		seen := tx.Bucket(bSeen)
+		seen.FillPercent = 0.9 // a page's links come mostly in order
 		for _, l := range links {
 			k := []byte(l.Key)
 			if seen.Get(k) != nil {

@@ -85,19 +85,65 @@ type memFrontier struct {
 	ring    []*memHost // hosts with waiting links, taken in turn
 	next    int
 	pending map[string]struct{}
+
+	lastRef     *url.URL // the last referrer packed, and its text
+	lastRefText string
 }
 
 type memHost struct {
 	key    string
-	queue  []Link
+	queue  []memLink
 	head   int
 	inRing bool
 }
 
+// memLink is a waiting Link, compact: its URLs as text (the URL only when
+// it is not its key, the referrer's text shared by the links of one
+// page), parsed again when taken.
+type memLink struct {
+	key, url, ref, tag, rel string
+	depth                   int32
+	kind                    fetch.ResourceKind
+	listed, public          bool
+}
+
 // NewMemoryFrontier returns a Frontier kept in memory: it grows with the
-// keys a crawl meets (a string each) and the links waiting.
+// keys a crawl meets (a string each) and the links waiting (some hundred
+// bytes each). For crawls of millions of links, use OpenDiskFrontier.
 func NewMemoryFrontier() Frontier {
 	return &memFrontier{seen: map[string]struct{}{}, hosts: map[string]*memHost{}, pending: map[string]struct{}{}}
+}
+
+// pack makes the memLink of l.
+func (f *memFrontier) pack(l Link) memLink {
+	m := memLink{key: l.Key, tag: l.Tag, rel: l.Rel, depth: int32(l.Depth), kind: l.Kind, listed: l.Listed, public: l.Public}
+	if s := l.URL.String(); s != l.Key {
+		m.url = s
+	}
+	if l.Referrer != nil {
+		if l.Referrer != f.lastRef {
+			f.lastRef, f.lastRefText = l.Referrer, l.Referrer.String()
+		}
+		m.ref = f.lastRefText
+	}
+	return m
+}
+
+// unpack makes the Link of m again.
+func unpack(m memLink) (Link, error) {
+	s := m.url
+	if s == "" {
+		s = m.key
+	}
+	u, err := url.ParseLenient(s)
+	if err != nil {
+		return Link{}, err
+	}
+	l := Link{URL: u, Key: m.key, Depth: int(m.depth), Tag: m.tag, Rel: m.rel, Kind: m.kind, Listed: m.listed, Public: m.public}
+	if m.ref != "" {
+		l.Referrer, _ = url.ParseLenient(m.ref)
+	}
+	return l, nil
 }
 
 func (f *memFrontier) Add(ctx context.Context, links ...Link) (int, error) {
@@ -115,7 +161,7 @@ func (f *memFrontier) Add(ctx context.Context, links ...Link) (int, error) {
 			h = &memHost{key: hk}
 			f.hosts[hk] = h
 		}
-		h.queue = append(h.queue, l)
+		h.queue = append(h.queue, f.pack(l))
 		if !h.inRing {
 			h.inRing = true
 			f.ring = append(f.ring, h)
@@ -128,30 +174,34 @@ func (f *memFrontier) Add(ctx context.Context, links ...Link) (int, error) {
 func (f *memFrontier) Next(ctx context.Context) (Link, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.ring) == 0 {
-		return Link{}, false, nil
-	}
-	if f.next >= len(f.ring) {
-		f.next = 0
-	}
-	h := f.ring[f.next]
-	l := h.queue[h.head]
-	h.queue[h.head] = Link{}
-	h.head++
-	if h.head == len(h.queue) {
-		h.queue, h.head = nil, 0
-		h.inRing = false
-		f.ring = append(f.ring[:f.next], f.ring[f.next+1:]...)
-		delete(f.hosts, h.key)
-	} else {
-		if h.head > 1024 && h.head*2 > len(h.queue) {
-			h.queue = append([]Link(nil), h.queue[h.head:]...)
-			h.head = 0
+	for len(f.ring) > 0 {
+		if f.next >= len(f.ring) {
+			f.next = 0
 		}
-		f.next++
+		h := f.ring[f.next]
+		m := h.queue[h.head]
+		h.queue[h.head] = memLink{}
+		h.head++
+		if h.head == len(h.queue) {
+			h.queue, h.head = nil, 0
+			h.inRing = false
+			f.ring = append(f.ring[:f.next], f.ring[f.next+1:]...)
+			delete(f.hosts, h.key)
+		} else {
+			if h.head > 1024 && h.head*2 > len(h.queue) {
+				h.queue = append([]memLink(nil), h.queue[h.head:]...)
+				h.head = 0
+			}
+			f.next++
+		}
+		l, err := unpack(m)
+		if err != nil {
+			continue // its text parsed once: not expected
+		}
+		f.pending[l.Key] = struct{}{}
+		return l, true, nil
 	}
-	f.pending[l.Key] = struct{}{}
-	return l, true, nil
+	return Link{}, false, nil
 }
 
 func (f *memFrontier) Done(ctx context.Context, key string) error {

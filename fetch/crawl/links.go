@@ -229,6 +229,15 @@ func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow,
 	}
 	l.URL = l.URL.Normalize()
 	l.Key = cr.key(l.URL)
+	if l.Tag == "link" && l.HasRel("canonical") {
+		// The page says it is a copy of l: l is not fetched again.
+		if l.Key != from.Key && !cr.c.FollowCanonical {
+			cr.mu.Lock()
+			cr.canonical[l.Key] = true
+			cr.mu.Unlock()
+		}
+		return
+	}
 	keep(l)
 }
 

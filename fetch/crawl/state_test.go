@@ -74,8 +74,11 @@ func TestCrawlResumes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var mu sync.Mutex
 		visited := 0
 		cr := &Crawler{Client: c, Depth: 1, Parallel: 2, Frontier: fr, Visit: func(ctx context.Context, p *Page) error {
+			mu.Lock()
+			defer mu.Unlock()
 			visited++
 			if run == 0 && visited == 10 {
 				return stop
