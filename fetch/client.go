@@ -21,7 +21,8 @@ import (
 // registered; its fields must not change while it is in use.
 type Client struct {
 	// Parser parses the URLs given to Fetch as strings. The zero Parser
-	// is strict.
+	// is strict. A lenient one without a MapHost maps international host
+	// names with IDNAHost.
 	Parser url.Parser
 	// Policy is the safety policy, applied to each request before its
 	// handler runs and to every address dialed.
@@ -156,7 +157,7 @@ func (c *Client) Handler(scheme string) (Handler, bool) {
 
 // Fetch parses rawURL with c.Parser and fetches it.
 func (c *Client) Fetch(ctx context.Context, rawURL string) (*Resource, error) {
-	u, err := c.Parser.Parse(rawURL)
+	u, err := c.parser().Parse(rawURL)
 	if err != nil {
 		return nil, &Error{Op: "fetch", URL: redactedInput(err, rawURL), Kind: Malformed, Err: err}
 	}

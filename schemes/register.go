@@ -25,6 +25,8 @@ type Config struct {
 	HTTPRaw       bool   // --raw: deliver bodies still content-encoded (default: gzip decoded)
 	HTTPUserAgent string // --user-agent; "" means "fetch/<version>"
 	HTTPPipeline  int    // --pipeline: requests one connection carries at once (HTTP/1.1 pipelining); 0 or 1 means none
+	HTTPDigest    bool   // --digest: credentials by Digest (RFC 7616) instead of Basic
+	HTTPBearer    string // --oauth2-bearer: a token sent as "Authorization: Bearer" (RFC 6750) to requests that are not hops
 
 	// Gopher and gophers.
 	GopherAnswers []string // --gopher-answer, repeated: answers to a Gopher+ +ASK form, in order (default: asked on the terminal)
@@ -46,7 +48,7 @@ type Config struct {
 	NNTPDescriptions bool   // --nntp-descriptions: news:* lists groups with descriptions (LIST NEWSGROUPS); default LIST ACTIVE
 
 	// WAIS.
-	WAISChunkSize int  // --wais-chunk-size: bytes per retrieval range; 0 means 10000
+	WAISChunkSize int  // --wais-chunk-size: bytes per retrieval range; 0 means as many as the init's agreed message size allows, or 10000 when the init is skipped or agrees none (wais.Handler.ChunkSize)
 	WAISMaxHits   int  // --wais-max-hits: MaxDocumentsRetrieved of a search; 0 means 40
 	WAISNoInit    bool // --wais-no-init: skip the optional init exchange (default: sent)
 
@@ -63,6 +65,7 @@ func Register(c *fetch.Client, cfg Config) {
 		Raw: cfg.HTTPRaw, UserAgent: cfg.HTTPUserAgent,
 		MaxConnsPerHost: c.PerHost, // the Client's PerHost counts connections
 		Pipeline:        cfg.HTTPPipeline,
+		Digest:          cfg.HTTPDigest, BearerToken: cfg.HTTPBearer,
 	}
 	c.Register("http", web)
 	c.Register("https", web)

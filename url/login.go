@@ -155,6 +155,13 @@ func (p Parser) splitHostPort(hostport string, ls loginScan, off int) (host, por
 	if c := strings.IndexByte(hostport, ':'); c >= 0 {
 		host, port, hasPort = hostport[:c], hostport[c+1:], true
 	}
+	if p.Lenient && p.MapHost != nil && !isASCII(host) {
+		mapped, merr := p.MapHost(host)
+		if merr != nil {
+			return "", "", false, &Error{Offset: off, Expected: "an international host name that maps to ASCII (" + merr.Error() + ")"}
+		}
+		host = mapped
+	}
 	if i, ok := p.checkHost(host); !ok {
 		if i < len(host) && isControl(host[i]) {
 			return "", "", false, errControl(off + i)
@@ -302,6 +309,16 @@ func validIPv6(h string) bool {
 	for i := 0; i < len(h); i++ {
 		c := h[i]
 		if !isHex(c) && c != ':' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII reports whether s holds only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
 			return false
 		}
 	}

@@ -10,6 +10,15 @@ type Parser struct {
 	// trailing white space (trimmed). Control characters are refused in
 	// both modes. The default is strict.
 	Lenient bool
+	// MapHost, when set, maps a lenient parse's host that holds non-ASCII
+	// bytes (an international domain name, "bücher.test") to the ASCII
+	// name the URL then holds, as IDNA 2008 and UTS #46 say
+	// ("xn--bcher-kva.test"); its error makes the URL malformed. The
+	// package keeps to the standard library, so the mapping is given:
+	// fetch.IDNAHost is the usual one, and fetch.Client's lenient Parser
+	// uses it unless told otherwise. A strict parse never calls it: RFC
+	// 1738 hosts are ASCII.
+	MapHost func(host string) (string, error)
 }
 
 // Parse parses rawURL strictly by the BNF of RFC 1738 §5.

@@ -33,7 +33,7 @@ func TestHeaderOptions(t *testing.T) {
 		absent []string
 	}{
 		{[]string{"-H", "X-A: 1", "-H", "x-a: 2", "-A", "agent/1", "-e", "http://127.0.0.1/from"},
-			map[string]string{"X-A": "1", "User-Agent": "agent/1", "Referer": "http://127.0.0.1/from", "Accept-Encoding": "gzip"}, nil},
+			map[string]string{"X-A": "1", "User-Agent": "agent/1", "Referer": "http://127.0.0.1/from", "Accept-Encoding": "gzip, br, zstd"}, nil},
 		{[]string{"-H", "User-Agent:", "-H", "Accept-Encoding:"}, nil, []string{"User-Agent", "Accept-Encoding"}},
 		{[]string{"--header=User-Agent: mine"}, map[string]string{"User-Agent": "mine"}, nil},
 		{[]string{"-H", "@" + file}, map[string]string{"X-From-File": "yes"}, []string{"Accept-Encoding"}},

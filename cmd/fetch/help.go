@@ -128,8 +128,11 @@ func optionGroups() []optionGroup {
 		{"Config files", configOptions},
 		{"Safety policy", policyOptions},
 		{"Network", netOptions},
+		{"Authentication", authOptions},
+		{"TLS", tlsOptions},
 		{"Recording", warcOptions},
-		{"Many URLs and recursion", batchOptions},
+		{"Many URLs", batchOwnOptions},
+		{"Recursion and mirrors", mirrorOptions},
 		{"Options of single schemes (each read from its environment variable if named)", concat(ftpOptions, gopherOptions, httpOptions, mailtoOptions, nntpOptions, telnetOptions, waisOptions)},
 		{"HTTP request header fields", headerOptions},
 	}

@@ -30,6 +30,12 @@ var hints = []struct {
 		var ci x509.CertificateInvalidError
 		return errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
 	}},
+	{"--cert", " (see --cert and --key)", func(err error, _ *config) bool {
+		return errors.Is(err, fetch.ErrClientCertificate)
+	}},
+	{"--pinnedpubkey", " (see --pinnedpubkey)", func(err error, _ *config) bool {
+		return errors.Is(err, fetch.ErrPinnedKey)
+	}},
 	{"--nntp-server", " (give one with --nntp-server HOST[:PORT] or NNTPSERVER)", func(err error, _ *config) bool {
 		return errors.Is(err, nntp.ErrNoServer)
 	}},

@@ -11,10 +11,15 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-// netrcUser returns the credentials ~/.netrc (or $NETRC) gives for host:
-// its "machine" entry, else its "default" entry, else nil.
-func netrcUser(host string) (*url.Userinfo, error) {
-	path := os.Getenv("NETRC")
+// netrcUser returns the credentials the netrc file gives for host: its
+// "machine" entry, else its "default" entry, else nil. The file is file
+// (--netrc-file), which must exist; without one, $NETRC or ~/.netrc,
+// which may be missing.
+func netrcUser(file, host string) (*url.Userinfo, error) {
+	path, must := file, file != ""
+	if path == "" {
+		path = os.Getenv("NETRC")
+	}
 	if path == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -23,7 +28,7 @@ func netrcUser(host string) (*url.Userinfo, error) {
 		path = filepath.Join(home, ".netrc")
 	}
 	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) && !must {
 		return nil, nil
 	}
 	if err != nil {
@@ -35,7 +40,8 @@ func netrcUser(host string) (*url.Userinfo, error) {
 
 // parseNetrc reads netrc tokens: "machine NAME" or "default", then
 // "login", "password" and "account" with their values; a "macdef" body
-// runs to the next blank line and is skipped.
+// runs to the next blank line and is skipped. A token in double quotes
+// may hold spaces, and \", \\, \n, \r and \t, as curl reads it.
 func parseNetrc(r io.Reader, host string) (*url.Userinfo, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), 1<<20)
@@ -47,15 +53,17 @@ func parseNetrc(r io.Reader, host string) (*url.Userinfo, error) {
 			inMacro = strings.TrimSpace(line) != ""
 			continue
 		}
-		fields := strings.Fields(line)
-		for i, f := range fields {
-			if f == "macdef" {
-				fields = fields[:i]
+		fields, err := netrcFields(line)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fields {
+			if f.text == "macdef" && !f.quoted {
 				inMacro = true
 				break
 			}
+			toks = append(toks, f.text)
 		}
-		toks = append(toks, fields...)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -98,4 +106,57 @@ func parseNetrc(r io.Reader, host string) (*url.Userinfo, error) {
 		return found, nil
 	}
 	return def, nil
+}
+
+// netrcField is one token of a netrc line.
+type netrcField struct {
+	text   string
+	quoted bool
+}
+
+// netrcFields splits a line into tokens: runs of non-space bytes, or
+// double-quoted strings with backslash escapes.
+func netrcFields(line string) ([]netrcField, error) {
+	var out []netrcField
+	for i := 0; i < len(line); {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+		case c == '"':
+			var b strings.Builder
+			i++
+			for {
+				if i >= len(line) {
+					return nil, errors.New("netrc: a quoted token is not closed on its line")
+				}
+				c := line[i]
+				i++
+				if c == '"' {
+					break
+				}
+				if c == '\\' && i < len(line) {
+					c = line[i]
+					i++
+					switch c {
+					case 'n':
+						c = '\n'
+					case 'r':
+						c = '\r'
+					case 't':
+						c = '\t'
+					}
+				}
+				b.WriteByte(c)
+			}
+			out = append(out, netrcField{b.String(), true})
+		default:
+			j := i
+			for j < len(line) && line[j] != ' ' && line[j] != '\t' && line[j] != '\r' {
+				j++
+			}
+			out = append(out, netrcField{line[i:j], false})
+			i = j
+		}
+	}
+	return out, nil
 }

@@ -73,7 +73,9 @@ type config struct {
 	scoped           []*option   // the options given that some schemes ignore
 	warc             warcSink    // --warc-file
 	batch            batchConfig
-	net              netConfig // options_net.go
+	net              netConfig  // options_net.go
+	auth             authConfig // options_auth.go
+	tls              tlsConfig  // options_tls.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -106,8 +108,11 @@ var (
 		configOptions,
 		policyOptions,
 		netOptions,
+		authOptions,
+		tlsOptions,
 		warcOptions,
-		batchOptions,
+		batchOwnOptions,
+		mirrorOptions,
 	)
 	schemeOptions = concat(
 		ftpOptions,

@@ -7,8 +7,10 @@ import (
 
 // httpOptions are the options of the http and https schemes.
 var httpOptions = []option{
-	{long: "raw", help: "http(s), ftp: deliver the body as sent: still gzip-encoded, or FTP text with CR LF line ends (default: decoded, LF)",
+	{long: "raw", help: "http(s), ftp: deliver the body as sent: still gzip-, br- or zstd-encoded, or FTP text with CR LF line ends (default: decoded, LF)",
 		set: func(c *config, _ string) error { c.schemes.HTTPRaw, c.schemes.FTPRaw = true, true; return nil }},
+	{long: "compressed", schemes: []string{"http"}, help: "http(s): ask for a compressed body and decode it (gzip, br, zstd), which fetch does anyway unless --raw; accepted for curl's sake",
+		set: func(c *config, _ string) error { return nil }},
 	{long: "user-agent", short: 'A', arg: "NAME", schemes: []string{"http"}, help: "http(s): the User-Agent header (default: fetch/VERSION)",
 		set: func(c *config, v string) error { c.schemes.HTTPUserAgent = v; return nil }},
 	{long: "pipeline", arg: "N", help: "http: with more transfers to a host than --per-host connections, write up to N requests at once on each connection and read the replies in turn (HTTP/1.1 pipelining; default 1: none)",

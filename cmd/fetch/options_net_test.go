@@ -133,6 +133,8 @@ func TestResolveConnectTo(t *testing.T) {
 		{[]string{"--resolve", "named.test:" + port + ":127.0.0.1", "http://named.test:" + port + "/"}, "host named.test:" + port, 0},
 		{[]string{"--connect-to", "elsewhere.test:80:127.0.0.1:" + port, "http://elsewhere.test/"}, "host elsewhere.test", 0},
 		{[]string{"-6", "http://127.0.0.1:" + port + "/"}, "", 5},
+		{[]string{"--resolve", "xn--bcher-kva.test:" + port + ":127.0.0.1", "http://bücher.test:" + port + "/"}, "host xn--bcher-kva.test:" + port, 0},
+		{[]string{"--strict", "--resolve", "xn--bcher-kva.test:" + port + ":127.0.0.1", "http://bücher.test:" + port + "/"}, "", 3},
 		{[]string{"--no-private", "--resolve", "named.test:" + port + ":127.0.0.1", "http://named.test:" + port + "/"}, "", 11},
 	} {
 		out, errs, code := fetchCmd(t, "", append([]string{"-sS"}, tt.args...)...)

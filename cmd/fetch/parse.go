@@ -79,7 +79,7 @@ func runParse(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fetch parse: no URL given (usage: %s)\n", parseUsage)
 		return 2
 	}
-	p := url.Parser{Lenient: !strict}
+	p := url.Parser{Lenient: !strict, MapHost: fetch.IDNAHost}
 	code := 0
 	for _, raw := range urls {
 		u, err := p.Parse(raw)

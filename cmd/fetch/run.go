@@ -80,6 +80,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "fetch: -o names one file, but several URLs were given (use -O, --output-dir, or #1 in -o with a glob)")
 		return 2
 	}
+	if (c.warc.maxSize > 0 || c.warc.cdx) && c.warc.path == "" {
+		fmt.Fprintln(stderr, "fetch: --warc-max-size and --warc-cdx go with --warc-file")
+		return 2
+	}
+	if len(c.batch.m.given) > 0 && !c.batch.recursive {
+		fmt.Fprintf(stderr, "fetch: %s goes with -r: without it there is no mirror for it to shape\n", c.batch.m.given[0])
+		return 2
+	}
 	if c.batch.recursive && (c.output != "" || c.batch.list) {
 		fmt.Fprintln(stderr, "fetch: -r writes many files, laid out as host/path: -o and --list do not go with it (use --output-dir)")
 		return 2
@@ -176,7 +184,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // built-in scheme registered.
 func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	cl := &fetch.Client{
-		Parser:         url.Parser{Lenient: !c.strict},
+		Parser:         url.Parser{Lenient: !c.strict, MapHost: fetch.IDNAHost},
 		Policy:         c.policy,
 		ConnectTimeout: c.connectTO,
 		PerHost:        c.perHost,
@@ -200,6 +208,14 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 			tc.RootCAs = pool
 		}
 		cl.TLS = tc
+	}
+	if c.tls.set() {
+		if cl.TLS == nil {
+			cl.TLS = &tls.Config{}
+		}
+		if err := c.tls.apply(cl.TLS); err != nil {
+			return nil, err
+		}
 	}
 	if c.hasUser {
 		name, pass, hasPass := strings.Cut(c.user, ":")

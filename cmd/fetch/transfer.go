@@ -62,7 +62,7 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 		req.Trace = e.trace.WithPrefix(fmt.Sprintf("[%d] ", r.Index+1))
 	}
 	if u.User == nil && !e.cfg.hasUser && e.cfg.netrc {
-		if ui, err := netrcUser(e.serverHost(u)); err != nil {
+		if ui, err := netrcUser(e.cfg.auth.netrcFile, e.serverHost(u)); err != nil {
 			return nil, &fetch.Error{Op: "netrc", Kind: fetch.Usage, Err: err}
 		} else if ui != nil {
 			req.User = ui

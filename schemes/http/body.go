@@ -1,8 +1,6 @@
 package http
 
 import (
-	"compress/flate"
-	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -113,17 +111,16 @@ func (b *body) Close() error {
 }
 
 // classify turns a read error into an *Error: the context's cause when the
-// request was cancelled or timed out, Protocol for a corrupt gzip stream,
+// request was cancelled or timed out, Protocol for a corrupt gzip, br or zstd stream,
 // and Incomplete for anything that cut the stream (a short body, a broken
 // chunked encoding, a reset connection).
 func (b *body) classify(err error) error {
 	if b.ctx.Err() != nil && !errors.Is(context.Cause(b.ctx), errClosed) {
 		return causeError(b.ctx)
 	}
-	var ce flate.CorruptInputError
 	switch {
-	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &ce):
-		return fetch.Errorf(fetch.Protocol, "corrupt gzip content: %v", err)
+	case isCorrupt(err):
+		return fetch.Errorf(fetch.Protocol, "corrupt content-encoded body: %v", err)
 	case errors.Is(err, errClosed), errors.Is(err, context.Canceled) && errors.Is(context.Cause(b.ctx), errClosed):
 		return fetch.Errorf(fetch.Other, "read after Close")
 	}

@@ -179,7 +179,7 @@ func TestGzip(t *testing.T) {
 		text := strings.Repeat("all work and no play makes jack a dull boy\n", 2000)
 		packed := gz(text)
 		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("Accept-Encoding") != "gzip" {
+			if r.Header.Get("Accept-Encoding") != acceptEncoding {
 				io.WriteString(w, text)
 				return
 			}

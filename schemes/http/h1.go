@@ -25,9 +25,9 @@ import (
 // and proxies, spends four goroutine hand-offs on each request instead.
 //
 // It behaves as that Transport does for the requests the Handler makes:
-// the header fields are written in its order, Accept-Encoding: gzip is
-// added (and the body decoded) when the request sets none and is neither
-// HEAD nor a Range request, 1xx replies other than 101 are skipped, the
+// the header fields are written in its order (the Handler's
+// Accept-Encoding among them; the Handler decodes the body, see
+// decodeBody, for both transports), 1xx replies other than 101 are skipped, the
 // reply's header is bounded, a reused connection the server closed while
 // idle is retried, and the httptrace hooks are called at the same points.
 type h1 struct {
@@ -49,7 +49,6 @@ type h1Request struct {
 	path   string   // the request-target less its leading "/" (see requestURI)
 	host   string   // the Host field
 	fields []header // as headers returns them
-	gz     bool     // ask for gzip (Accept-Encoding) and decode it
 	idle   time.Duration
 	tr     *fetch.Trace
 }
@@ -281,13 +280,6 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 		b.left = resp.ContentLength
 	}
 	resp.Body = b
-	if r.gz && strings.EqualFold(field(resp.Header, "Content-Encoding"), "gzip") {
-		resp.Body = &gzipBody{body: b}
-		resp.Header.Del("Content-Encoding")
-		resp.Header.Del("Content-Length")
-		resp.ContentLength = -1
-		resp.Uncompressed = true
-	}
 	return resp, nil
 }
 
@@ -378,9 +370,8 @@ func reqWriteExclude(k string) bool {
 
 // appendRequest appends the request's line and header to b, as net/http
 // writes them: Host, User-Agent (its first value), the other fields
-// sorted by name, each name's values in their order, then Accept-Encoding
-// when gz is set (the fields then have none). It sends each field to the
-// trace.
+// sorted by name, each name's values in their order. It sends each field
+// to the trace.
 func appendRequest(b []byte, r *h1Request) []byte {
 	b = append(b, r.method...)
 	b = append(b, " /"...)
@@ -428,12 +419,6 @@ func appendRequest(b []byte, r *h1Request) []byte {
 		b = appendField(b, f.name, v)
 		if tr != nil {
 			traceField(tr, f.name, v)
-		}
-	}
-	if r.gz {
-		b = appendField(b, "Accept-Encoding", "gzip")
-		if tr != nil {
-			traceField(tr, "Accept-Encoding", "gzip")
 		}
 	}
 	return append(b, "\r\n"...)
@@ -502,8 +487,8 @@ func h1BodyOf(rc io.Reader) *h1Body {
 	switch b := rc.(type) {
 	case *h1Body:
 		return b
-	case *gzipBody:
-		return b.body
+	case *decodedBody:
+		return h1BodyOf(b.wire)
 	}
 	return nil
 }

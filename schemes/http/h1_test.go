@@ -345,7 +345,7 @@ func TestH1Transport(t *testing.T) {
 		}
 	}
 	addr := strings.TrimPrefix(srv.URL, "http://")
-	want := "* connecting to " + addr + "\n* connected to " + addr + "\n> GET / HTTP/1.1\n> Host: " + addr + "\n> User-Agent: " + DefaultUserAgent + "\n> Accept-Encoding: gzip\n"
+	want := "* connecting to " + addr + "\n* connected to " + addr + "\n> GET / HTTP/1.1\n> Host: " + addr + "\n> User-Agent: " + DefaultUserAgent + "\n> Accept-Encoding: " + acceptEncoding + "\n"
 	if s := tr.String(); !strings.HasPrefix(s, want) || strings.Count(s, "* reusing the connection to "+addr+"\n> GET / HTTP/1.1\n") != 1 {
 		t.Errorf("trace:\n%s\nwant it to start with\n%s\nand show the connection reused once", s, want)
 	}

@@ -1,8 +1,9 @@
 // Package http implements the http scheme of RFC 1738 §3.3 and its secure
 // variant https: GET (HEAD for metadata only) with a User-Agent naming
 // fetch, HTTPS with the system roots or the request's TLS configuration,
-// proxies from the environment (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), Range
-// for resuming, and gzip accepted and decoded. A redirect is reported, not
+// proxies (the Client's, or the environment's HTTP_PROXY, HTTPS_PROXY and
+// NO_PROXY), Range for resuming, and gzip, br and zstd accepted and
+// decoded (RFC 9110 §8.4, RFC 7932, RFC 8878). A redirect is reported, not
 // followed: the Resource has its Redirect set, and the fetch.Client follows
 // it.
 //
@@ -42,7 +43,7 @@ const DefaultUserAgent = "fetch/0.1.0"
 // Location, for the fetch.Client to follow.
 type Handler struct {
 	// Raw delivers the body as the server sent it, still content-encoded
-	// (gzip), instead of decoded. Default: decoded.
+	// (gzip, br, zstd), instead of decoded. Default: decoded.
 	Raw bool
 	// UserAgent is the User-Agent header. Empty means DefaultUserAgent.
 	UserAgent string
@@ -82,6 +83,18 @@ type Handler struct {
 	NetHTTP bool
 	// MaxHeaderBytes bounds the size of a reply's header. Zero means 1 MiB.
 	MaxHeaderBytes int64
+	// Digest sends credentials (the URL's, or the request's User) by HTTP
+	// Digest (RFC 7616: SHA-512-256, SHA-256 or MD5, qop auth) instead of
+	// Basic: a request goes without them until the host's protection
+	// space has sent a challenge, which is then answered, in a second
+	// request after the first 401 and at once in later requests (a stale
+	// nonce is answered anew). Default: Basic.
+	Digest bool
+	// BearerToken, when set, is sent as "Authorization: Bearer TOKEN"
+	// (RFC 6750) with each request that has no credentials and is not a
+	// hop: like fetch.Client.User, it is not lent to wherever a redirect
+	// leads. Default: none.
+	BearerToken string
 	// Proxy chooses the proxy for a request. Nil means
 	// net/http.ProxyFromEnvironment: HTTP_PROXY, HTTPS_PROXY and NO_PROXY
 	// (or their lower-case forms), never for localhost.
@@ -89,6 +102,7 @@ type Handler struct {
 
 	mu         sync.Mutex
 	transports map[*tls.Config]*http.Transport
+	digests    digestCache
 	plain      *h1
 }
 
@@ -132,12 +146,16 @@ func (h *Handler) userAgent() string {
 func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	creds := req.Credentials()
 	res, err := h.once(ctx, req, creds)
+	// In Digest mode a 401 brings the challenge to answer.
+	challenged := err != nil && creds != nil && h.Digest && h.digests.challenged(req.URL, err)
 	if err != nil && creds != nil && !creds.HasPassword && req.Prompt != nil && isStatus(err, http.StatusUnauthorized) {
 		// "-u user" without a password: ask for it once, as curl does.
 		pw, perr := req.Prompt("password for "+creds.Username+" at "+req.URL.HostPort(), true)
 		if perr == nil {
 			res, err = h.once(ctx, req, url.UserPassword(creds.Username, pw))
 		}
+	} else if challenged {
+		res, err = h.once(ctx, req, creds)
 	}
 	return res, err
 }
@@ -161,15 +179,12 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	if err != nil {
 		return nil, err
 	}
-	// Sent only when the body is to stay encoded (Raw, or the request's
-	// own field); otherwise the transport sends it and decodes.
-	ownEncoding := h.Raw || req.Header.Get("Accept-Encoding") != "" || removed(req.Header, "Accept-Encoding")
 	rt, err := h.route(req, u)
 	if err != nil {
 		return nil, err
 	}
 	if rt.direct && !h.NetHTTP {
-		return h.direct(ctx, req, u, creds, method, offset, hs, ownEncoding)
+		return h.direct(ctx, req, u, creds, method, offset, hs)
 	}
 	proxy := rt.proxy
 	uri := requestURI(u)
@@ -184,6 +199,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		Host:       nu.Host,
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
+	rctx, asked := withCertAsked(rctx)
 	wd := newWatchdog(cancel)
 	w := hopWaits{wd: wd, cancel: cancel, outer: ctx}
 	line := func(proto string) string {
@@ -197,10 +213,6 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
-		case "Accept-Encoding":
-			if ownEncoding {
-				hreq.Header.Set(hd.name, hd.value)
-			}
 		default:
 			hreq.Header.Add(hd.name, hd.value)
 		}
@@ -208,7 +220,11 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	resp, err := h.transport(req.TLS).RoundTrip(hreq)
 	wd.gotReply()
 	if err != nil {
-		err = roundTripError(rctx, err)
+		if ce := clientCertError(asked, err); ce != nil && rctx.Err() == nil {
+			err = ce
+		} else {
+			err = roundTripError(rctx, err)
+		}
 		w.end()
 		return nil, err
 	}
@@ -217,23 +233,16 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 
 // direct makes the exchange over the h1 transport: plain HTTP/1.1, to no
 // proxy.
-func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, method string, offset int64, hs []header, ownEncoding bool) (*fetch.Resource, error) {
+func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, method string, offset int64, hs []header) (*fetch.Resource, error) {
 	r := &h1Request{
 		req:    req,
 		method: method,
 		path:   u.Path,
 		host:   hs[0].value,
-		gz:     method != http.MethodHead && offset == 0 && !ownEncoding,
 		idle:   idleTimeout(req),
 		tr:     req.Trace,
 	}
-	fields := hs[:0]
-	for _, hd := range hs {
-		if hd.name != "Accept-Encoding" || ownEncoding {
-			fields = append(fields, hd)
-		}
-	}
-	r.fields = fields
+	r.fields = hs
 	addr := r.host // the Host field is host:port when the URL has a port
 	if u.Port == 0 {
 		addr = u.HostPort()
@@ -288,12 +297,14 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 	} else {
 		if err := statusError(resp); err != nil {
 			if req.ErrorBody != nil && !req.Head && resp.StatusCode != http.StatusNotModified {
+				h.decode(req, resp)
 				keepErrorBody(w, req, resp.Body)
 			} else {
 				drain(w, req, resp.Body)
 			}
 			return fail(err)
 		}
+		h.decode(req, resp)
 		res, err = resource(u, resp, req, offset)
 	}
 	if errors.Is(err, errNoTotal) {
@@ -309,8 +320,8 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 		drain(w, req, resp.Body)
 		return fail(err)
 	}
-	if ce := field(resp.Header, "Content-Encoding"); ce != "" && !resp.Uncompressed {
-		res.Extra[fetch.ExtraContentEncoding] = fetch.Sanitize(ce)
+	if ce := field(resp.Header, "Content-Encoding"); ce != "" {
+		res.Extra[fetch.ExtraContentEncoding] = fetch.Sanitize(ce) // a coding left as sent
 	}
 	if req.Head || res.Body != nil {
 		resp.Body.Close()

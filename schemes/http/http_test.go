@@ -191,19 +191,19 @@ func TestRequestSent(t *testing.T) {
 			want seen
 		}{
 			{"plain", &Handler{}, &fetch.Request{URL: parse(t, srv.URL+"/a%20b/c;p?q=1&r=%2F")},
-				seen{"GET", "/a%20b/c;p?q=1&r=%2F", DefaultUserAgent, "", host, "gzip"}},
+				seen{"GET", "/a%20b/c;p?q=1&r=%2F", DefaultUserAgent, "", host, acceptEncoding}},
 			{"empty path", &Handler{}, &fetch.Request{URL: parse(t, srv.URL)},
-				seen{"GET", "/", DefaultUserAgent, "", host, "gzip"}},
+				seen{"GET", "/", DefaultUserAgent, "", host, acceptEncoding}},
 			{"empty search", &Handler{}, &fetch.Request{URL: parse(t, srv.URL+"/x?")},
-				seen{"GET", "/x?", DefaultUserAgent, "", host, "gzip"}},
+				seen{"GET", "/x?", DefaultUserAgent, "", host, acceptEncoding}},
 			{"head", &Handler{}, &fetch.Request{URL: parse(t, srv.URL+"/h"), Head: true},
 				seen{"HEAD", "/h", DefaultUserAgent, "", host, ""}},
 			{"agent", &Handler{UserAgent: "probe/1"}, &fetch.Request{URL: parse(t, srv.URL+"/")},
-				seen{"GET", "/", "probe/1", "", host, "gzip"}},
+				seen{"GET", "/", "probe/1", "", host, acceptEncoding}},
 			{"url user", &Handler{}, &fetch.Request{URL: parse(t, "http://joe:pw@"+host+"/")},
-				seen{"GET", "/", DefaultUserAgent, "Basic am9lOnB3", host, "gzip"}},
+				seen{"GET", "/", DefaultUserAgent, "Basic am9lOnB3", host, acceptEncoding}},
 			{"request user", &Handler{}, &fetch.Request{URL: parse(t, srv.URL+"/"), User: url.UserPassword("ann", "x")},
-				seen{"GET", "/", DefaultUserAgent, "Basic YW5uOng=", host, "gzip"}},
+				seen{"GET", "/", DefaultUserAgent, "Basic YW5uOng=", host, acceptEncoding}},
 		}
 		for _, tt := range tests {
 			tc.set(t, tt.h)
@@ -254,17 +254,17 @@ func TestPlan(t *testing.T) {
 		want []string
 	}{
 		{&fetch.Request{URL: parse(t, "http://example.com/a%20b?x=1")}, &Handler{Proxy: noProxy}, []string{
-			"GET /a%20b?x=1 HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Accept-Encoding: gzip"}},
+			"GET /a%20b?x=1 HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Accept-Encoding: " + acceptEncoding}},
 		{&fetch.Request{URL: parse(t, "https://joe:secret@example.com:8443"), Head: true}, &Handler{Proxy: noProxy}, []string{
 			"HEAD / HTTP/1.1", "Host: example.com:8443", "User-Agent: " + DefaultUserAgent, "Authorization: Basic ****"}},
 		{&fetch.Request{URL: parse(t, "http://[::1]/f"), Offset: 100}, &Handler{Proxy: noProxy, UserAgent: "x"}, []string{
 			"GET /f HTTP/1.1", "Host: [::1]", "User-Agent: x", "Range: bytes=100-"}},
 		{&fetch.Request{URL: parse(t, "http://example.com/f"), Offset: 100}, &Handler{Proxy: noProxy, Raw: true}, []string{
-			"GET /f HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Range: bytes=100-", "Accept-Encoding: gzip"}},
+			"GET /f HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Range: bytes=100-", "Accept-Encoding: " + acceptEncoding}},
 		{&fetch.Request{URL: parse(t, "http://example.com/f")}, &Handler{Proxy: fixedProxy("http://p:pw@proxy:3128")}, []string{
-			"GET http://example.com/f HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Accept-Encoding: gzip", "Proxy-Authorization: Basic ****"}},
+			"GET http://example.com/f HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Accept-Encoding: " + acceptEncoding, "Proxy-Authorization: Basic ****"}},
 		{&fetch.Request{URL: parse(t, "https://example.com/f")}, &Handler{Proxy: fixedProxy("http://proxy:3128")}, []string{
-			"CONNECT example.com:443 HTTP/1.1", "Host: example.com:443", "GET /f HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Accept-Encoding: gzip"}},
+			"CONNECT example.com:443 HTTP/1.1", "Host: example.com:443", "GET /f HTTP/1.1", "Host: example.com", "User-Agent: " + DefaultUserAgent, "Accept-Encoding: " + acceptEncoding}},
 	}
 	for _, tt := range tests {
 		got, err := tt.h.Plan(tt.req)

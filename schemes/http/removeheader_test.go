@@ -23,10 +23,10 @@ func TestRemoveHeader(t *testing.T) {
 		absent []string
 		want   map[string]string
 	}{
-		{"defaults", nil, nil, map[string]string{"User-Agent": DefaultUserAgent, "Accept-Encoding": "gzip"}},
+		{"defaults", nil, nil, map[string]string{"User-Agent": DefaultUserAgent, "Accept-Encoding": acceptEncoding}},
 		{"removed", http.Header{"User-Agent": {""}, "Accept-Encoding": {""}, "X-Gone": {""}, "X-Kept": {"1"}},
 			[]string{"User-Agent", "Accept-Encoding", "X-Gone"}, map[string]string{"X-Kept": "1"}},
-		{"lower case", http.Header{"user-agent": {""}}, []string{"User-Agent"}, map[string]string{"Accept-Encoding": "gzip"}},
+		{"lower case", http.Header{"user-agent": {""}}, []string{"User-Agent"}, map[string]string{"Accept-Encoding": acceptEncoding}},
 	} {
 		h := newHandler(t)
 		req := &fetch.Request{URL: parse(t, srv.URL+"/x"), Header: tt.header}

@@ -106,17 +106,22 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 	} else if req.Header.Get("User-Agent") == "" {
 		hs = append(hs, header{"User-Agent", h.userAgent()})
 	}
-	if creds != nil {
-		hs = append(hs, header{"Authorization", basicAuth(creds)})
+	method := http.MethodGet
+	if head {
+		method = http.MethodHead
+	}
+	auth := h.authorization(req, u, creds, method)
+	if auth != "" {
+		hs = append(hs, header{"Authorization", auth})
 	}
 	if offset > 0 {
 		hs = append(hs, header{"Range", "bytes=" + strconv.FormatInt(offset, 10) + "-"})
 	}
 	if (h.Raw || (offset == 0 && !head)) && req.Header.Get("Accept-Encoding") == "" && !removed(req.Header, "Accept-Encoding") {
-		// net/http adds this itself and decodes the body, except on a
-		// Range or HEAD request; with Raw it is set here so that net/http
-		// leaves the body encoded.
-		hs = append(hs, header{"Accept-Encoding", "gzip"})
+		// The codings decodeBody undoes, for both transports; not on a
+		// Range or HEAD request (a range of encoded bytes is no use),
+		// unless with Raw the wire bytes are wanted anyway.
+		hs = append(hs, header{"Accept-Encoding", acceptEncoding})
 	}
 	jarCookies := cookieHeader(req, u)
 	if jarCookies != "" && req.Header.Get("Cookie") == "" {
@@ -139,8 +144,8 @@ func (h *Handler) headers(req *fetch.Request, u *url.URL, creds *url.Userinfo, o
 		case "Host", "Range", "Content-Length", "Transfer-Encoding", "Connection":
 			continue // the handler's to set
 		case "Authorization":
-			if creds != nil {
-				continue // the URL's or the request's credentials win
+			if creds != nil || auth != "" {
+				continue // the URL's or the request's credentials (or the token) win
 			}
 		case "Cookie":
 			if jarCookies != "" {

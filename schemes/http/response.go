@@ -88,7 +88,11 @@ func replyError(resp *http.Response) error {
 		RetryAfter: retryAfter(field(resp.Header, "Retry-After"), time.Now()),
 		Transient:  transientStatus(resp.StatusCode),
 	}
-	return &statusErr{proto: resp.Proto, re: re}
+	se := &statusErr{proto: resp.Proto, re: re}
+	if resp.StatusCode == http.StatusUnauthorized {
+		se.challenges = resp.Header.Values("Www-Authenticate")
+	}
+	return se
 }
 
 // transientStatus reports whether a status says the failure may pass:
@@ -106,6 +110,8 @@ func transientStatus(code int) bool {
 type statusErr struct {
 	proto string
 	re    *fetch.ReplyError
+	// challenges are a 401's WWW-Authenticate values.
+	challenges []string
 }
 
 func (e *statusErr) Error() string { return "server replied " + e.proto + " " + e.re.Error() }
@@ -311,11 +317,6 @@ func traceReply(tr *fetch.Trace, resp *http.Response) {
 	}
 	tr.Recv(statusLine(resp))
 	hdr := resp.Header
-	if resp.Uncompressed {
-		// net/http removed the header when it took on the decoding.
-		hdr = hdr.Clone()
-		hdr.Set("Content-Encoding", "gzip")
-	}
 	names := make([]string, 0, len(hdr))
 	for k := range hdr {
 		names = append(names, k)
@@ -328,9 +329,6 @@ func traceReply(tr *fetch.Trace, resp *http.Response) {
 			}
 			tr.Recv(fetch.Sanitize(k + ": " + v))
 		}
-	}
-	if resp.Uncompressed {
-		tr.Notef("decoding the gzip content-encoding")
 	}
 }
 
@@ -367,7 +365,7 @@ func roundTripError(rctx context.Context, err error) error {
 		oe  *net.OpError
 	)
 	switch {
-	case errors.As(err, &ua), errors.As(err, &he), errors.As(err, &ci), errors.As(err, &cve):
+	case errors.As(err, &ua), errors.As(err, &he), errors.As(err, &ci), errors.As(err, &cve), errors.Is(err, fetch.ErrPinnedKey):
 		return fetch.Errorf(fetch.Connect, "TLS: %w", err)
 	case errors.As(err, &rhe):
 		return fetch.Errorf(fetch.Protocol, "TLS: the server did not answer in TLS: %v", err)

@@ -42,6 +42,7 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		Proxy:                  h.transportProxy,
 		DialContext:            dialContext,
 		ForceAttemptHTTP2:      true,
+		DisableCompression:     true, // the Handler asks and decodes (decodeBody), for both transports
 		MaxIdleConns:           64,
 		MaxIdleConnsPerHost:    per,
 		MaxConnsPerHost:        per,
@@ -53,7 +54,10 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	}
 	if tc != nil {
 		t.TLSClientConfig = tc.Clone()
+	} else {
+		t.TLSClientConfig = &tls.Config{}
 	}
+	watchClientCert(t.TLSClientConfig)
 	h.transports[tc] = t
 	return t
 }
