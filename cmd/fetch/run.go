@@ -252,6 +252,8 @@ type runEnv struct {
 	ttyOnce sync.Once // see isTerminal
 	tty     bool
 
+	named sync.Map // URL index → the file -J named
+
 	claimMu sync.Mutex
 	claims  map[string]int // file → index of the URL writing it (claim)
 
@@ -312,6 +314,7 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 			}
 			e.writeOutFor(out, r, r.Err)
 			e.src.forget(r.Index)
+			e.named.Delete(r.Index)
 			prog.finished(false)
 			if s != nil {
 				s.finish() // its bytes may go out

@@ -180,6 +180,9 @@ func (e *runEnv) woValues(r *fetch.Result, err error) woValues {
 			v["filename_effective"] = name
 		}
 	}
+	if name, ok := e.named.LoadAndDelete(r.Index); ok {
+		v["filename_effective"] = name.(string)
+	}
 	if res := r.Resource; res != nil && err == nil {
 		if res.URL != nil {
 			v["url_effective"], v["scheme"] = res.URL.Redacted(), res.URL.Scheme
