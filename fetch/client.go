@@ -37,9 +37,9 @@ type Client struct {
 	// Pipeliner) the cap is PerHost times its Pipelining: PerHost
 	// connections' worth.
 	PerHost int
-	// Trace receives the protocol trace of every request; nil traces
-	// nothing.
-	Trace io.Writer
+	// Trace receives the protocol trace of every request whose own Trace
+	// is nil (NewTrace makes one of an io.Writer); nil traces nothing.
+	Trace *Trace
 	// User is used as credentials for URLs that carry none, except on hops
 	// (see Request.Hop).
 	User *url.Userinfo
@@ -108,7 +108,6 @@ type Client struct {
 	mu       sync.Mutex
 	handlers map[string]Handler
 	hosts    map[slotKey]*slots
-	trace    *Trace
 }
 
 // Register makes h the handler for scheme (lower-case). It panics if h is
@@ -366,12 +365,7 @@ func (c *Client) prepare(op string, req *Request) (Handler, *call, error) {
 		r.Jar = c.Jar
 	}
 	if r.Trace == nil {
-		c.mu.Lock()
-		if c.trace == nil && c.Trace != nil {
-			c.trace = NewTrace(c.Trace)
-		}
-		r.Trace = c.trace
-		c.mu.Unlock()
+		r.Trace = c.Trace
 	}
 	r.policy = c.Policy
 	r.dialer = c.DialContext

@@ -197,7 +197,7 @@ func TestClientDoKeepsRequest(t *testing.T) {
 		return &Resource{Size: 0, Body: NoBody}, nil
 	})
 	var trace strings.Builder
-	first := &Client{User: url.UserPassword("joe", "pw"), ConnectTimeout: time.Second, Trace: &trace}
+	first := &Client{User: url.UserPassword("joe", "pw"), ConnectTimeout: time.Second, Trace: NewTrace(&trace)}
 	first.Register("ftp", h)
 	second := new(Client)
 	second.Register("ftp", h)

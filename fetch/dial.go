@@ -42,19 +42,6 @@ func (c *chain) dialed(a netip.Addr) {
 	c.mu.Unlock()
 }
 
-// Dial connects to addr ("host:port") as DialContext does and returns the
-// connection wrapped as a *Conn with the request's idle timeout, tracing
-// the attempt. It is how handlers dial.
-func (r *Request) Dial(ctx context.Context, network, addr string) (*Conn, error) {
-	r.Trace.Notef("connecting to %s", addr)
-	c, err := r.DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	r.Trace.Notef("connected to %s", c.RemoteAddr())
-	return NewConn(c, r.EffectiveIdleTimeout()), nil
-}
-
 // DialContext connects to addr ("host:port") over network ("tcp", "udp",
 // or a variant) within ctx and the request's connect timeout, and returns
 // the plain connection, untraced, for transports that wrap and trace
@@ -190,9 +177,7 @@ func dialedOf(c net.Conn) (*dialed, bool) {
 		switch x := c.(type) {
 		case *dialed:
 			return x, true
-		case *Conn:
-			c = x.Conn
-		case interface{ NetConn() net.Conn }: // *tls.Conn
+		case interface{ NetConn() net.Conn }: // *tls.Conn, *wire.Conn
 			c = x.NetConn()
 		default:
 			return nil, false

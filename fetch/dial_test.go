@@ -85,7 +85,7 @@ func dialer(network, addr string) HandlerFunc {
 		if a == "" {
 			a = req.URL.HostPort()
 		}
-		c, err := req.Dial(ctx, network, a)
+		c, err := req.DialContext(ctx, network, a)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +192,7 @@ func TestDialHopRule(t *testing.T) {
 	// The handler reads its server's answer, then, for /hop/X, redirects
 	// to X, as an HTTP server would.
 	c := testClient(n, HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
-		conn, err := req.Dial(ctx, "tcp", req.URL.HostPort())
+		conn, err := req.DialContext(ctx, "tcp", req.URL.HostPort())
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +244,7 @@ func TestDialHookUDP(t *testing.T) {
 	n.routes["192.0.2.10:1525"] = pc.LocalAddr().String()
 	req := &Request{URL: mustParse(t, "http://example.test/")}
 	req.dialer, req.resolver = n.DialContext, n
-	c, err := req.Dial(context.Background(), "udp", "example.test:1525")
+	c, err := req.DialContext(context.Background(), "udp", "example.test:1525")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,12 +270,12 @@ func TestDialCanceledAndTimeout(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	req := &Request{URL: mustParse(t, "http://192.0.2.1/"), dialer: hang}
 	time.AfterFunc(50*time.Millisecond, cancel)
-	_, err := req.Dial(ctx, "tcp", "192.0.2.1:80")
+	_, err := req.DialContext(ctx, "tcp", "192.0.2.1:80")
 	if KindOf(err) != Canceled || !errors.Is(err, Canceled) || !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled dial = %v (kind %v), want Canceled", err, KindOf(err))
 	}
 	req.ConnectTimeout = 50 * time.Millisecond
-	_, err = req.Dial(context.Background(), "tcp", "192.0.2.1:80")
+	_, err = req.DialContext(context.Background(), "tcp", "192.0.2.1:80")
 	if KindOf(err) != Timeout {
 		t.Errorf("dial past the connect timeout = %v (kind %v), want Timeout", err, KindOf(err))
 	}
@@ -326,7 +326,7 @@ func TestCheckReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := &cl.r
-	conn, err := first.Dial(context.Background(), "tcp", "inside.test:8080")
+	conn, err := first.DialContext(context.Background(), "tcp", "inside.test:8080")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestCheckReuse(t *testing.T) {
 	// reuse a connection to a private one.
 	_, pcl, _ := c.prepare("fetch", &Request{URL: mustParse(t, "http://example.test:8080/")})
 	pub := &pcl.r
-	pc, err := pub.Dial(context.Background(), "tcp", "example.test:8080")
+	pc, err := pub.DialContext(context.Background(), "tcp", "example.test:8080")
 	if err != nil {
 		t.Fatal(err)
 	}

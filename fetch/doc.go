@@ -41,8 +41,9 @@
 // reaching a protocol line; another protocol's port), schemes outside
 // Policy.Schemes, and, at dial time, private addresses with
 // Policy.DenyPrivate, or a hop from a public address to a private one
-// without it (or for a request marked FromPublic). Every connection is made through Request.Dial or
-// Request.DialContext, which apply the Policy and use Client.DialContext
+// without it (or for a request marked FromPublic). Every connection is
+// made through Request.DialContext (or package wire's Dial, which wraps
+// it), which applies the Policy and uses Client.DialContext
 // and Client.Resolver when set: that is where a program adds a proxy or a
 // test network. A pooled connection is judged again, by
 // Request.CheckReuse, before it is reused. At most Client.PerHost transfers
@@ -59,13 +60,15 @@
 // # Writing a handler
 //
 // A Handler follows the contract documented on the interface: it dials
-// only through Request.Dial or Request.DialContext, bounds every wait (a
-// *Conn puts the idle timeout on each Read and Write; Request's
-// EffectiveConnectTimeout and EffectiveIdleTimeout give the defaults),
+// only through Request.DialContext (package wire's Dial returns a
+// connection that puts the idle timeout on each Read and Write), bounds
+// every wait (Request's EffectiveConnectTimeout and EffectiveIdleTimeout
+// give the defaults),
 // returns *Error values (Errorf, Wrap, Classify, and Reply for a server's
 // reply), passes server text through Sanitize, and writes its protocol
 // trace to Request.Trace. A Body's Close may be called while a Read is
 // blocked and must abort it; Close drains at most a small bound before
-// dropping the connection. Pool keeps idle connections between requests.
-// Package fetchtest checks a handler against this contract.
+// dropping the connection. Package wire holds the rest of a handler
+// author's toolkit (Conn, Dial, Pool, Splicer, QuickAck), and package
+// fetchtest checks a handler against this contract.
 package fetch

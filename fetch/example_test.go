@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -120,7 +121,7 @@ func ExampleClient_DialContext() {
 	n := testNet{"192.0.2.10:70": ln.Addr().String(), "10.0.0.8:70": ln.Addr().String()}
 	c := &fetch.Client{DialContext: n.DialContext, Resolver: n, Policy: fetch.Policy{DenyPrivate: true}}
 	c.Register("gopher", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-		conn, err := req.Dial(ctx, "tcp", req.URL.HostPort())
+		conn, err := wire.Dial(ctx, req, "tcp", req.URL.HostPort())
 		if err != nil {
 			return nil, err
 		}
@@ -201,19 +202,6 @@ func ExampleClient_CheckRedirect() {
 	// hop 1 to ftp://mirror.example/new credentials: <nil>
 	// the file
 	// ftp://mirror.example/new via ftp://joe:****@ftp.example/old
-}
-
-// A Pool keeps idle connections by key for handlers that reuse them.
-func ExamplePool() {
-	p := &fetch.Pool[string, string]{MaxIdle: 1, Discard: func(c string) { fmt.Println("closing", c) }}
-	p.Put("ftp.example.org:21 anonymous", "conn 1")
-	c, ok := p.Get("ftp.example.org:21 anonymous")
-	fmt.Println(c, ok)
-	p.Put("ftp.example.org:21 anonymous", "conn 1")
-	p.Close()
-	// Output:
-	// conn 1 true
-	// closing conn 1
 }
 
 // Policy.Schemes limits a Client to some schemes; a redirect or referral

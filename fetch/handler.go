@@ -37,7 +37,7 @@ import (
 // Client adds the redacted URL. No error may contain a password, and
 // server-supplied text in an error is passed through Sanitize. Fetch must
 // honour ctx for every wait, including reads of Body, and dial only through
-// Request.Dial or Request.DialContext, which apply the Policy.
+// Request.DialContext (or package wire's Dial), which apply the Policy.
 //
 // Optional abilities are further interfaces a Handler may implement:
 // Planner, to state a request's protocol lines without connecting; Lister,

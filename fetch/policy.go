@@ -11,7 +11,7 @@ import (
 // Policy is the safety policy: what a URL, its credentials and the
 // addresses it leads to may hold. The Client applies it twice: to each
 // request before its handler runs (Check), and to every address a handler
-// dials, at dial time (see Request.Dial). Its zero value is the strict
+// dials, at dial time (see Request.DialContext). Its zero value is the strict
 // default: no decoded CR, LF or NUL in a protocol line (RFC 1738 §6), no
 // well-known port of another protocol, and no hop from a public address to
 // a private one.

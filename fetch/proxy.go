@@ -402,7 +402,7 @@ type prefixConn struct {
 
 func (c *prefixConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
-// PeerHost returns the host a connection made by Request.Dial or
+// PeerHost returns the host a connection made by wire.Dial or
 // Request.DialContext (or one wrapping such) reached, for a handler that
 // opens a second connection to the same server, as FTP's passive data
 // connection does: the address dialed, or, through a proxy that resolved

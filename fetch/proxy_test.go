@@ -13,6 +13,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -146,7 +147,7 @@ func greeter(t *testing.T, greeting string) string {
 func greetingClient(proxy fetch.ProxyFunc) *fetch.Client {
 	c := &fetch.Client{Proxy: proxy}
 	c.Register("gopher", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-		conn, err := req.Dial(ctx, "tcp", req.URL.HostPort())
+		conn, err := wire.Dial(ctx, req, "tcp", req.URL.HostPort())
 		if err != nil {
 			return nil, err
 		}
@@ -252,7 +253,7 @@ func TestProxyRefusesUDP(t *testing.T) {
 	px := fetchtest.NewProxy(t, fetchtest.ProxyConfig{Kind: "socks5"})
 	c := &fetch.Client{Proxy: fetch.ProxyAll(px.URL, "")}
 	c.Register("prospero", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-		conn, err := req.Dial(ctx, "udp", "127.0.0.1:1525")
+		conn, err := wire.Dial(ctx, req, "udp", "127.0.0.1:1525")
 		if err != nil {
 			return nil, err
 		}

@@ -82,7 +82,7 @@ type Resource struct {
 	// Offset is where Body starts in the resource when a resume was honoured.
 	Offset int64
 	// Extra holds per-scheme metadata under the Extra... keys (such as
-	// ExtraFTPType: "I"), for display; nil when there is none.
+	// ftp.ExtraType: "I"), for display; nil when there is none.
 	Extra map[string]string
 	// Body streams the resource's bytes. It is never nil.
 	Body io.ReadCloser

@@ -16,7 +16,3 @@ const (
 // past is a deadline already gone by: setting it makes pending and later
 // I/O on a connection fail at once.
 var past = time.Unix(1, 0)
-
-// Past returns a deadline in the past: conn.SetDeadline(fetch.Past())
-// aborts a connection's pending I/O without closing it.
-func Past() time.Time { return past }

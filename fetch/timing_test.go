@@ -30,7 +30,7 @@ func TestTiming(t *testing.T) {
 	if r := tm.Report(); r.Connect != 0 || r.NameLookup != 0 || r.Redirects != 0 {
 		t.Errorf("before any dial: %+v", r)
 	}
-	c, err := req.Dial(context.Background(), "tcp", ln.Addr().String())
+	c, err := req.DialContext(context.Background(), "tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func BenchmarkResult(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if _, err := q.js.Publish(ctx, ResultSubject+".done", nil); err != nil {
+		if _, err := q.js.Publish(ctx, ResultSubject+".done.bench", nil); err != nil {
 			b.Fatal(err)
 		}
 	}

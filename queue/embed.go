@@ -1,6 +1,9 @@
 package queue
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -17,23 +20,61 @@ import (
 // the one another process on this machine runs for the same state
 // directory.
 type embedded struct {
-	url  string
-	srv  *server.Server
-	lock *os.File
+	url   string
+	token string // the credential clients present
+	srv   *server.Server
+	lock  *os.File
 }
 
 const (
-	lockName = "server.lock"
-	urlName  = "server.url"
-	portName = "server.port"
+	lockName  = "server.lock"
+	urlName   = "server.url"
+	portName  = "server.port"
+	tokenName = "server.token"
 )
+
+// token returns the credential of the server of dir, kept in the file
+// server.token (mode 0600), made the first time: only the user who owns the
+// state directory can read it, so no other local user can publish a job.
+func token(dir string) (string, error) {
+	p := filepath.Join(dir, tokenName)
+	if b, err := os.ReadFile(p); err == nil && len(bytes.TrimSpace(b)) > 0 {
+		return string(bytes.TrimSpace(b)), nil
+	}
+	var raw [24]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	tok := hex.EncodeToString(raw[:])
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		// Another process made it first.
+		b, err := os.ReadFile(p)
+		return string(bytes.TrimSpace(b)), err
+	}
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(tok + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return tok, err
+}
 
 // startEmbedded serves the JetStream state in dir, or finds the process
 // that already does. It waits at most wait for that process to publish its
 // address.
-func startEmbedded(dir string, wait time.Duration) (*embedded, error) {
+func startEmbedded(dir, listen string, wait time.Duration) (*embedded, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("queue state: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("queue state: %w", err)
+	}
+	tok, err := token(dir)
+	if err != nil {
+		return nil, fmt.Errorf("queue state: the server's credential: %w", err)
 	}
 	deadline := time.Now().Add(wait)
 	for {
@@ -47,7 +88,7 @@ func startEmbedded(dir string, wait time.Duration) (*embedded, error) {
 			return nil, fmt.Errorf("queue state lock: %w", err)
 		}
 		if ok {
-			e, err := serve(dir, lock, false)
+			e, err := serve(dir, listen, tok, lock, false)
 			if err != nil {
 				unlockFile(lock)
 				lock.Close()
@@ -57,7 +98,7 @@ func startEmbedded(dir string, wait time.Duration) (*embedded, error) {
 		lock.Close()
 		// Another process serves this state: use its address once written.
 		if b, err := os.ReadFile(filepath.Join(dir, urlName)); err == nil && len(b) > 0 {
-			return &embedded{url: strings.TrimSpace(string(b))}, nil
+			return &embedded{url: strings.TrimSpace(string(b)), token: tok}, nil
 		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("queue state %s is locked by another process that published no address", dir)
@@ -68,7 +109,20 @@ func startEmbedded(dir string, wait time.Duration) (*embedded, error) {
 
 // serve runs the server for dir, on the port it had before when that port
 // is free; samePort makes a port that is not free an error.
-func serve(dir string, lock *os.File, samePort bool) (*embedded, error) {
+func serve(dir, listen, tok string, lock *os.File, samePort bool) (*embedded, error) {
+	host, want := "127.0.0.1", 0
+	if listen != "" {
+		h, p, err := net.SplitHostPort(listen)
+		if err != nil {
+			return nil, fmt.Errorf("queue: listen address %q: %w", listen, err)
+		}
+		if want, err = strconv.Atoi(p); err != nil || want < 0 || want > 65535 {
+			return nil, fmt.Errorf("queue: listen address %q: a bad port", listen)
+		}
+		if h != "" {
+			host = h
+		}
+	}
 	// A stale address from a process that died must not be read while this
 	// one starts.
 	os.Remove(filepath.Join(dir, urlName))
@@ -76,8 +130,10 @@ func serve(dir string, lock *os.File, samePort bool) (*embedded, error) {
 	// the processes connected to one that exits reconnect by themselves to
 	// whichever of them takes over (see takeOver).
 	port := server.RANDOM_PORT
-	if b, err := os.ReadFile(filepath.Join(dir, portName)); err == nil {
-		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && portFree(p) {
+	if want > 0 {
+		port = want
+	} else if b, err := os.ReadFile(filepath.Join(dir, portName)); err == nil {
+		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && portFree(host, p) {
 			port = p
 		}
 	}
@@ -85,13 +141,14 @@ func serve(dir string, lock *os.File, samePort bool) (*embedded, error) {
 		return nil, errors.New("the embedded server's port is not free yet")
 	}
 	opts := &server.Options{
-		ServerName: "fetch-embedded",
-		Host:       "127.0.0.1",
-		Port:       port,
-		JetStream:  true,
-		StoreDir:   filepath.Join(dir, "jetstream"),
-		NoLog:      true,
-		NoSigs:     true,
+		ServerName:    "fetch-embedded",
+		Host:          host,
+		Port:          port,
+		Authorization: tok,
+		JetStream:     true,
+		StoreDir:      filepath.Join(dir, "jetstream"),
+		NoLog:         true,
+		NoSigs:        true,
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
@@ -110,7 +167,12 @@ func serve(dir string, lock *os.File, samePort bool) (*embedded, error) {
 	if err := os.WriteFile(tmp, []byte(u+"\n"), 0o600); err == nil {
 		os.Rename(tmp, filepath.Join(dir, urlName))
 	}
-	return &embedded{url: u, srv: srv, lock: lock}, nil
+	if a, ok := srv.Addr().(*net.TCPAddr); ok && a.IP.IsUnspecified() {
+		// Listening everywhere: this machine's processes connect by
+		// loopback.
+		u = "nats://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))
+	}
+	return &embedded{url: u, token: tok, srv: srv, lock: lock}, nil
 }
 
 // close stops the server this process runs, if any.
@@ -125,9 +187,9 @@ func (e *embedded) close() {
 	e.lock.Close()
 }
 
-// portFree reports whether port can be listened on at 127.0.0.1.
-func portFree(port int) bool {
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+// portFree reports whether port can be listened on at host.
+func portFree(host string, port int) bool {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return false
 	}
@@ -140,7 +202,7 @@ func portFree(port int) bool {
 // this process serves the state in dir itself, on the same port, and the
 // connections of every process reconnect to it. It tries until stop is
 // closed (the connection came back, or the queue is closing).
-func takeOver(dir string, stop <-chan struct{}) *embedded {
+func takeOver(dir, listen, tok string, stop <-chan struct{}) *embedded {
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
 		select {
 		case <-stop:
@@ -155,7 +217,7 @@ func takeOver(dir string, stop <-chan struct{}) *embedded {
 			lock.Close()
 			continue
 		}
-		e, err := serve(dir, lock, true)
+		e, err := serve(dir, listen, tok, lock, true)
 		if err != nil {
 			unlockFile(lock)
 			lock.Close()

@@ -27,6 +27,13 @@ type Job struct {
 // maxJobSize bounds a job message: a URL and a few options.
 const maxJobSize = 64 << 10
 
+// maxURL bounds a job's URL; a longer one is terminated unfetched.
+const maxURL = 16 << 10
+
+// maxHost bounds a job's host (a DNS name has at most 253 characters); a
+// job with a longer one is recorded as malformed.
+const maxHost = 255
+
 func (j Job) encode() ([]byte, error) { return json.Marshal(j) }
 
 func decodeJob(data []byte) (Job, error) {
@@ -39,6 +46,9 @@ func decodeJob(data []byte) (Job, error) {
 	}
 	if j.URL == "" {
 		return j, errors.New("job without a URL")
+	}
+	if len(j.URL) > maxURL {
+		return j, fmt.Errorf("a URL of %d bytes exceeds %d", len(j.URL), maxURL)
 	}
 	return j, nil
 }

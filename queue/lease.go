@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -29,10 +30,13 @@ type lease struct {
 	rev uint64
 }
 
-// hostKey makes a bucket key of a host:port: hex keeps it within the
-// characters a key may hold.
+// hostKey makes a bucket key of a host:port: the hex of its SHA-256's
+// first 16 bytes, so that every key is short whatever the host (a key
+// beyond NATS's 4,096-byte control line drops the connection) and within
+// the characters a key may hold.
 func hostKey(hostport string) string {
-	return "h" + hex.EncodeToString([]byte(strings.ToLower(hostport)))
+	sum := sha256.Sum256([]byte(strings.ToLower(hostport)))
+	return "h" + hex.EncodeToString(sum[:16])
 }
 
 // acquire takes a free slot to hostport, or returns errNoSlot.

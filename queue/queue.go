@@ -2,12 +2,13 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
-	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,11 +19,12 @@ import (
 // The names of the JetStream objects the queue uses.
 const (
 	JobStream     = "FETCH_JOBS"
-	JobSubject    = "fetch.jobs"
+	JobSubject    = "fetch.jobs" // ".<key>" follows
 	Consumer      = "FETCH_WORKERS"
 	ResultStream  = "FETCH_RESULTS"
-	ResultSubject = "fetch.results" // ".done" or ".failed" follows
+	ResultSubject = "fetch.results" // ".done.<key>" or ".failed.<key>" follows
 	HostBucket    = "FETCH_HOSTS"
+	StatsBucket   = "FETCH_STATS"
 )
 
 // Options says where the queue is and how its consumer behaves. The zero
@@ -33,8 +35,15 @@ type Options struct {
 	// embedded server with its state in StateDir.
 	NATS string
 	// StateDir holds the embedded server's state. Empty means
-	// DefaultStateDir().
+	// DefaultStateDir(). The server requires the credential kept there in
+	// server.token (mode 0600, made the first time).
 	StateDir string
+	// Listen is where the embedded server listens, "host:port". Empty
+	// means loopback (127.0.0.1), on a port chosen the first time and kept
+	// in the state directory; a host without a port ("0.0.0.0:0") keeps
+	// the port in the same way. A worker on another machine then joins
+	// with NATS "nats://TOKEN@host:port", TOKEN from server.token.
+	Listen string
 	// AckWait is how long a delivered job may go unacknowledged before it
 	// is delivered again. Zero means 2 minutes. A worker signals progress
 	// on long fetches, so this bounds the time to notice a dead worker,
@@ -45,6 +54,11 @@ type Options struct {
 	// LeaseTTL is how long a dead worker's per-host lease lasts. Zero
 	// means 30 seconds.
 	LeaseTTL time.Duration
+	// Replicas is the number of servers that keep each stream, bucket
+	// and consumer of the queue. Zero means 3 on a cluster of three
+	// servers or more, else 1. An object that has more replicas already
+	// (an operator raised them) keeps them: Open never lowers them.
+	Replicas int
 }
 
 func (o Options) ackWait() time.Duration {
@@ -91,12 +105,14 @@ type Queue struct {
 	nc      *nats.Conn
 	js      jetstream.JetStream
 	jobs    jetstream.Stream
-	cons    jetstream.Consumer
 	hosts   jetstream.KeyValue
+	stats   jetstream.KeyValue
 	results jetstream.Stream
 	emb     *embedded // the server this process runs, or the one it connects to
 
 	mu       sync.Mutex
+	cons     jetstream.Consumer // recreated by recoverConsumer
+	consCfg  jetstream.ConsumerConfig
 	taken    []*embedded   // servers this process took over (see takeOver)
 	closing  chan struct{} // closed by Close
 	reviving chan struct{} // closed when a lost connection is back
@@ -148,11 +164,27 @@ func (q *Queue) setupPatiently(ctx context.Context) error {
 	deadline := time.Now().Add(setupTime)
 	for {
 		err := q.setup(ctx)
-		if err == nil || ctx.Err() != nil || time.Now().After(deadline) ||
-			!(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)) {
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) || !settling(err) {
 			return err
 		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
+}
+
+// settling reports whether err is one a server gives while it starts or
+// a cluster forms: a timeout, "JetStream system temporarily unavailable"
+// (10008), or "no suitable peers for placement" (10005) before every
+// server of the cluster has joined its JetStream group.
+func settling(err error) bool {
+	var api *jetstream.APIError
+	if errors.As(err, &api) && (api.ErrorCode == 10005 || api.ErrorCode == 10008) {
+		return true
+	}
+	return isTimeout(err)
 }
 
 // connectEmbedded connects to the embedded server of dir, run by this
@@ -162,11 +194,11 @@ func (q *Queue) setupPatiently(ctx context.Context) error {
 func (q *Queue) connectEmbedded(ctx context.Context, dir string, connOpts []nats.Option) (*nats.Conn, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		e, err := startEmbedded(dir, time.Until(deadline))
+		e, err := startEmbedded(dir, q.opts.Listen, time.Until(deadline))
 		if err != nil {
 			return nil, err
 		}
-		nc, err := nats.Connect(e.url, connOpts...)
+		nc, err := nats.Connect(e.url, append(connOpts, nats.Token(e.token))...)
 		if err == nil {
 			q.emb = e
 			return nc, nil
@@ -189,50 +221,164 @@ func (q *Queue) setup(ctx context.Context) error {
 		return fmt.Errorf("queue: %w", err)
 	}
 	q.js = js
-	q.jobs, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	repl := q.replicas()
+	q.jobs, err = q.stream(ctx, jetstream.StreamConfig{
 		Name:        JobStream,
 		Description: "fetch jobs, one URL a message",
-		Subjects:    []string{JobSubject},
+		Subjects:    []string{JobSubject + ".*"},
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     jetstream.FileStorage,
-		Duplicates:  10 * time.Minute,
-		MaxMsgSize:  maxJobSize,
+		// A job is on the subject of its key, one at a time: a URL
+		// enqueued while its job is still pending (queued or in flight)
+		// is refused, and enqueued again once the job is done it is
+		// queued again (a recrawl).
+		MaxMsgsPerSubject:    1,
+		Discard:              jetstream.DiscardNew,
+		DiscardNewPerSubject: true,
+		MaxMsgSize:           maxJobSize,
+		Replicas:             repl,
 	})
 	if err != nil {
-		return fmt.Errorf("queue: stream %s: %w", JobStream, err)
+		return err
 	}
-	q.cons, err = js.CreateOrUpdateConsumer(ctx, JobStream, jetstream.ConsumerConfig{
+	q.consCfg = jetstream.ConsumerConfig{
 		Durable:       Consumer,
 		Description:   "fetch workers",
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       q.opts.ackWait(),
 		MaxDeliver:    q.opts.maxDeliver(),
 		MaxAckPending: 10000,
-	})
-	if err != nil {
-		return fmt.Errorf("queue: consumer %s: %w", Consumer, err)
+		Replicas:      q.jobs.CachedInfo().Config.Replicas,
 	}
-	q.results, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	if err := q.recoverConsumer(ctx); err != nil {
+		return err
+	}
+	q.results, err = q.stream(ctx, jetstream.StreamConfig{
 		Name:        ResultStream,
 		Description: "fetch results, one message a finished job",
 		Subjects:    []string{ResultSubject + ".>"},
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
+		// A result published again for a job delivered again after
+		// AckWait is stored once.
+		Duplicates: 30 * time.Minute,
+		Replicas:   repl,
 	})
 	if err != nil {
-		return fmt.Errorf("queue: stream %s: %w", ResultStream, err)
+		return err
 	}
-	q.hosts, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	kvCfg := jetstream.KeyValueConfig{
 		Bucket:      HostBucket,
 		Description: "per-host connection leases of fetch workers",
 		TTL:         q.opts.leaseTTL(),
 		History:     1,
 		Storage:     jetstream.FileStorage,
-	})
+		Replicas:    repl,
+	}
+	if !exclusiveCreate(q.nc.ConnectedServerVersion()) {
+		// A lease is a key created only if absent; before 2.11 a
+		// replicated stream could accept two such creates at once
+		// (nats-server issues 4320 and 5644), which would put two
+		// workers in one slot. Leases are soft state (a TTL frees
+		// them), so one replica costs only a pause while its server
+		// is down.
+		kvCfg.Replicas = 1
+	}
+	if kv, err := js.KeyValue(ctx, HostBucket); err == nil {
+		if st, err := kv.Status(ctx); err == nil {
+			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
+				kvCfg.Replicas = max(kvCfg.Replicas, bs.StreamInfo().Config.Replicas)
+			}
+		}
+	}
+	q.hosts, err = js.CreateOrUpdateKeyValue(ctx, kvCfg)
 	if err != nil {
 		return fmt.Errorf("queue: bucket %s: %w", HostBucket, err)
 	}
+	statsCfg := jetstream.KeyValueConfig{
+		Bucket:      StatsBucket,
+		Description: "each fetch worker's counts, published every few seconds",
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    repl,
+	}
+	if kv, err := js.KeyValue(ctx, StatsBucket); err == nil {
+		if st, err := kv.Status(ctx); err == nil {
+			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
+				statsCfg.Replicas = max(statsCfg.Replicas, bs.StreamInfo().Config.Replicas)
+			}
+		}
+	}
+	q.stats, err = js.CreateOrUpdateKeyValue(ctx, statsCfg)
+	if err != nil {
+		return fmt.Errorf("queue: bucket %s: %w", StatsBucket, err)
+	}
 	return nil
+}
+
+// exclusiveCreate reports whether a server of version v ("2.9.10")
+// accepts one of two concurrent creates of a key on a replicated stream:
+// from 2.11 on.
+func exclusiveCreate(v string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(v, "v"), "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 2 || major == 2 && minor >= 11
+}
+
+// replicas is the number of replicas the queue's objects are made with:
+// Options.Replicas, else 3 on a cluster of three servers or more, else 1.
+func (q *Queue) replicas() int {
+	if q.opts.Replicas > 0 {
+		return q.opts.Replicas
+	}
+	if q.nc.ConnectedClusterName() != "" && len(q.nc.Servers()) >= 3 {
+		return 3
+	}
+	return 1
+}
+
+// stream creates the stream of cfg, or updates it to cfg; a stream that
+// has more replicas than cfg asks for keeps them.
+func (q *Queue) stream(ctx context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	if s, err := q.js.Stream(ctx, cfg.Name); err == nil {
+		cfg.Replicas = max(cfg.Replicas, s.CachedInfo().Config.Replicas)
+	}
+	s, err := q.js.CreateOrUpdateStream(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("queue: stream %s: %w", cfg.Name, err)
+	}
+	return s, nil
+}
+
+// recoverConsumer creates the workers' consumer, or updates it, keeping
+// replicas it has beyond the configuration's; a worker calls it again
+// after a failure of the queue, in case the consumer was lost.
+func (q *Queue) recoverConsumer(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	q.mu.Lock()
+	cfg := q.consCfg
+	q.mu.Unlock()
+	if c, err := q.js.Consumer(ctx, JobStream, cfg.Durable); err == nil {
+		cfg.Replicas = max(cfg.Replicas, c.CachedInfo().Config.Replicas)
+	}
+	c, err := q.js.CreateOrUpdateConsumer(ctx, JobStream, cfg)
+	if err != nil {
+		return fmt.Errorf("queue: consumer %s: %w", Consumer, err)
+	}
+	q.mu.Lock()
+	q.cons = c
+	q.mu.Unlock()
+	return nil
+}
+
+// consumer returns the workers' consumer.
+func (q *Queue) consumer() jetstream.Consumer {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.cons
 }
 
 // Close closes the connection, and stops the embedded server this process
@@ -284,7 +430,7 @@ func (q *Queue) lost(dir string) {
 			}
 			close(stop)
 		}()
-		if e := takeOver(dir, stop); e != nil {
+		if e := takeOver(dir, q.opts.Listen, q.emb.token, stop); e != nil {
 			q.mu.Lock()
 			q.taken = append(q.taken, e)
 			q.mu.Unlock()
@@ -303,8 +449,9 @@ func (q *Queue) back() {
 }
 
 // Enqueue publishes every job of jobs and returns how many the server
-// stored. A job's message id is Key(job.URL), so a URL enqueued again within
-// the duplicate window (10 minutes) is not queued twice; dup counts those.
+// queued. A job's subject is its Key: a URL whose job is still pending
+// (queued, in flight, or handed back) is not queued twice, and dup counts
+// those; a URL whose job is done is queued again, for a recrawl.
 func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, err error) {
 	const window = 256 // publishes in flight at once
 	var pending []jetstream.PubAckFuture
@@ -312,14 +459,14 @@ func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, er
 		for len(pending) > 0 && (all || len(pending) >= window) {
 			f := pending[0]
 			select {
-			case ack := <-f.Ok():
-				if ack.Duplicate {
-					dup++
-				} else {
-					n++
-				}
+			case <-f.Ok():
+				n++
 			case err := <-f.Err():
-				return fmt.Errorf("queue: publishing %s: %w", f.Msg().Header.Get(jetstream.MsgIDHeader), err)
+				if isPending(err) {
+					dup++
+					break
+				}
+				return fmt.Errorf("queue: publishing %s: %w", f.Msg().Subject, err)
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -332,7 +479,7 @@ func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, er
 		if err != nil {
 			return n, dup, err
 		}
-		f, err := q.js.PublishAsync(JobSubject, data, jetstream.WithMsgID(Key(j.URL)))
+		f, err := q.js.PublishAsync(JobSubject+"."+Key(j.URL), data)
 		if err != nil {
 			return n, dup, fmt.Errorf("queue: publishing: %w", err)
 		}
@@ -352,42 +499,68 @@ type Stats struct {
 	Failed   uint64 `json:"failed"`    // jobs that failed for good, recorded
 }
 
-// Stats reports the queue's progress.
+// Stats reports the queue's progress. Queued and InFlight are the
+// consumer's counts: jobs not yet delivered, and jobs delivered and not yet
+// acknowledged (handed back for later included). The stream's count of
+// messages is not used: after a leader fails over it can hold jobs that
+// were acknowledged, for a while or for good.
 func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
-	// The stream holds exactly the jobs not yet finished (work-queue
-	// retention drops a job when it is acknowledged), and its count is
-	// current as soon as a publish is acknowledged; the consumer's counts
-	// follow a moment later. So queued is the stream's count less what
-	// the consumer has out.
-	left, err := q.unfinished(ctx)
+	ci, err := q.consumer().Info(ctx)
 	if err != nil {
+		return s, fmt.Errorf("queue: %w", err)
+	}
+	s.Queued = ci.NumPending
+	s.InFlight = ci.NumAckPending
+	if s.Done, err = q.count(ctx, ResultSubject+".done.>"); err != nil {
 		return s, err
 	}
-	ci, err := q.cons.Info(ctx)
-	if err != nil {
-		return s, fmt.Errorf("queue: %w", err)
+	if s.Failed, err = q.count(ctx, ResultSubject+".failed.>"); err != nil {
+		return s, err
 	}
-	s.InFlight = min(ci.NumAckPending, int(min(left, uint64(math.MaxInt))))
-	s.Queued = left - uint64(s.InFlight)
-	si, err := q.results.Info(ctx, jetstream.WithSubjectFilter(ResultSubject+".>"))
-	if err != nil {
-		return s, fmt.Errorf("queue: %w", err)
-	}
-	s.Done = si.State.Subjects[ResultSubject+".done"]
-	s.Failed = si.State.Subjects[ResultSubject+".failed"]
 	return s, nil
-}
-
-// unfinished returns the number of jobs in the stream: queued, in flight,
-// or handed back for later.
-func (q *Queue) unfinished(ctx context.Context) (uint64, error) {
-	si, err := q.jobs.Info(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("queue: %w", err)
-	}
-	return si.State.Msgs, nil
 }
 
 // errNoSlot says a job's host has every lease taken.
 var errNoSlot = errors.New("every connection slot to the host is taken")
+
+// isPending reports whether a publish of a job was refused because the
+// job of the same URL is still in the stream.
+func isPending(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "maximum messages per subject exceeded")
+}
+
+// count returns the number of results on the subjects of filter: what
+// an ordered consumer of them has pending before it takes any.
+func (q *Queue) count(ctx context.Context, filter string) (uint64, error) {
+	c, err := q.js.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{filter}})
+	if err != nil {
+		return 0, fmt.Errorf("queue: counting results: %w", err)
+	}
+	ci, err := c.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("queue: counting results: %w", err)
+	}
+	return ci.NumPending, nil
+}
+
+// publishResult publishes rec on the results stream, on the subject of
+// its outcome and key; its message id (the key and the job's sequence)
+// stores it once when a redelivered job publishes it again.
+func (q *Queue) publishResult(ctx context.Context, key string, rec Record) error {
+	outcome := "done"
+	if rec.Status != 0 {
+		outcome = "failed"
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	_, err = q.js.Publish(ctx, ResultSubject+"."+outcome+"."+key, data, jetstream.WithMsgID(fmt.Sprintf("%s.%d", key, rec.Seq)))
+	return err
+}
+
+// isTimeout reports whether err is a request's timeout.
+func isTimeout(err error) bool {
+	return errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -11,11 +11,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
@@ -202,19 +206,30 @@ func TestPerHostAcrossWorkers(t *testing.T) {
 	}
 }
 
-// Two stores on one directory stand for two processes: a job stored by one
-// is recognised by the other.
-func TestStoreRecognisesWhatAnotherStored(t *testing.T) {
-	s := newSite(t, 0)
+// A URL enqueued again while its job is pending is folded into it; enqueued
+// again after it was done, it is fetched again (a recrawl), conditionally
+// on the modification time of its record, by a worker of another Store on
+// the same directory (another process): an unchanged resource is recorded
+// "not modified" and its body kept.
+func TestRecrawl(t *testing.T) {
+	mod := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var requests, conditional atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if r.Header.Get("If-Modified-Since") != "" {
+			conditional.Add(1)
+		}
+		http.ServeContent(w, r, "page.txt", mod, strings.NewReader("the page\n"))
+	}))
+	defer site.Close()
 	dir := t.TempDir()
 	q := open(t, t.TempDir())
-	u := s.URL + "/once"
-	for range 2 {
-		// The same job enqueued after its first run: the stream takes it
-		// again (a new message id window is not what stops it here, the
-		// store is), and the second worker must not store it twice.
-		if _, _, err := q.Enqueue(context.Background(), jobs([]string{u})); err != nil {
-			t.Fatal(err)
+	u := site.URL + "/page"
+	ctx := context.Background()
+	for i := range 2 {
+		n, dup, err := q.Enqueue(ctx, jobs([]string{u, u}))
+		if err != nil || n != 1 || dup != 1 {
+			t.Fatalf("Enqueue #%d = %d, %d, %v; want 1 queued, 1 folded into the pending job", i, n, dup, err)
 		}
 		st, err := queue.OpenStore(dir)
 		if err != nil {
@@ -223,11 +238,21 @@ func TestStoreRecognisesWhatAnotherStored(t *testing.T) {
 		drain(t, q, st, 1, 1)
 	}
 	recs := readResults(t, dir)
-	if len(recs) != 1 {
-		t.Fatalf("%d results for one URL, want 1: %+v", len(recs), recs)
+	if len(recs) != 2 || requests.Load() != 2 || conditional.Load() != 1 {
+		t.Fatalf("%d records, %d requests (%d conditional); want 2, 2, 1: %+v", len(recs), requests.Load(), conditional.Load(), recs)
 	}
-	if got := s.requests.Load(); got > 2 {
-		t.Errorf("%d requests", got)
+	if r := recs[0]; r.Status != 0 || r.ModTime == nil || !r.ModTime.Equal(mod) || r.Seq == 0 {
+		t.Errorf("first crawl: %+v", r)
+	}
+	if r := recs[1]; r.Status != 0 || r.Kind != "not modified" || r.Seq == recs[0].Seq {
+		t.Errorf("recrawl: %+v, want not modified", r)
+	}
+	if body, err := os.ReadFile(filepath.Join(dir, queue.Key(u))); err != nil || string(body) != "the page\n" {
+		t.Errorf("body after the recrawl: %q, %v", body, err)
+	}
+	stats, err := q.Stats(ctx)
+	if want := (queue.Stats{Done: 2}); err != nil || stats != want {
+		t.Errorf("Stats = %+v, %v; want %+v", stats, err, want)
 	}
 }
 
@@ -310,5 +335,99 @@ func TestNewsJobLeasesItsServer(t *testing.T) {
 	}
 	if got := queue.LeaseAddress(c, u); got != "news.example:1119" {
 		t.Errorf("lease address of %s = %q, want the news server", u, got)
+	}
+}
+
+// Jobs that are malformed or too large (a host of 2,100 characters, a URL
+// beyond the bound, a message that is no JSON) are terminated or recorded
+// as failed; the worker goes on with the rest and never stops for them.
+func TestOversizedJobsNeverFatal(t *testing.T) {
+	s := newSite(t, 0)
+	q := open(t, t.TempDir())
+	longHost := "http://" + strings.Repeat("h", 2100) + ".example/x"
+	longURL := s.URL + "/" + strings.Repeat("p", 20<<10)
+	good := s.URL + "/good"
+	if _, _, err := q.Enqueue(context.Background(), jobs([]string{longHost, longURL, good})); err != nil {
+		t.Fatal(err)
+	}
+	st, err := queue.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, q, st, 1, 2)
+	recs := readResults(t, st.Dir())
+	byURL := map[string]queue.Record{}
+	for _, r := range recs {
+		byURL[r.URL] = r
+	}
+	if r, ok := byURL[good]; !ok || r.Status != 0 {
+		t.Errorf("the good job: %+v, %v", r, ok)
+	}
+	if r, ok := byURL[longHost]; !ok || r.Status != 1 || r.Kind != "malformed URL" {
+		t.Errorf("the job with a 2,100-character host: status %d, kind %q, %v; want a malformed failure", r.Status, r.Kind, ok)
+	}
+	if _, ok := byURL[longURL]; ok || len(recs) != 2 {
+		t.Errorf("%d records; the oversized URL should be terminated unrecorded", len(recs))
+	}
+	stats, err := q.Stats(context.Background())
+	if err != nil || stats.Queued != 0 || stats.InFlight != 0 {
+		t.Errorf("Stats = %+v, %v: jobs left", stats, err)
+	}
+}
+
+// The embedded server refuses a client without the credential kept in
+// the state directory, which only its owner can read.
+func TestEmbeddedServerRequiresToken(t *testing.T) {
+	state := t.TempDir()
+	open(t, state)
+	u, err := os.ReadFile(filepath.Join(state, "server.url"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(state, "server.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Errorf("server.token has mode %v, want 0600", fi.Mode().Perm())
+	}
+	tok, err := os.ReadFile(filepath.Join(state, "server.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimSpace(string(u))
+	if nc, err := nats.Connect(addr, nats.MaxReconnects(0)); err == nil {
+		nc.Close()
+		t.Errorf("a client without the token connected to %s", addr)
+	}
+	nc, err := nats.Connect(addr, nats.Token(strings.TrimSpace(string(tok))))
+	if err != nil {
+		t.Fatalf("with the token: %v", err)
+	}
+	nc.Close()
+}
+
+// --listen's address is where the embedded server listens; its port is
+// kept for the next process that serves the directory.
+func TestEmbeddedServerListen(t *testing.T) {
+	state := t.TempDir()
+	ctx := context.Background()
+	q, err := queue.Open(ctx, queue.Options{StateDir: state, Listen: "127.0.0.2:0"})
+	if err != nil {
+		t.Skipf("no 127.0.0.2 here: %v", err)
+	}
+	u, _ := os.ReadFile(filepath.Join(state, "server.url"))
+	q.Close()
+	if !strings.HasPrefix(string(u), "nats://127.0.0.2:") {
+		t.Fatalf("server.url = %q, want 127.0.0.2", u)
+	}
+	q, err = queue.Open(ctx, queue.Options{StateDir: state, Listen: "127.0.0.2:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	again, _ := os.ReadFile(filepath.Join(state, "server.url"))
+	if string(again) != string(u) {
+		t.Errorf("the second server listens at %q, the first at %q: the port is not kept", again, u)
 	}
 }

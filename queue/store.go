@@ -11,18 +11,34 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
-// Record is one line of results.jsonl.
+// Record is the outcome of one job: a line of results.jsonl, and a message
+// of the stream FETCH_RESULTS.
 type Record struct {
-	URL      string `json:"url"`
-	Status   int    `json:"status"`           // the exit-code class: 0 for success
-	Kind     string `json:"kind"`             // the resource's kind, or the failure's
-	Size     int64  `json:"size"`             // bytes stored; 0 for a failure
-	SHA256   string `json:"sha256,omitempty"` // of the body stored
-	Worker   string `json:"worker"`           // the worker that stored it
-	Attempts int    `json:"attempts"`         // deliveries of the job, this one included
-	Error    string `json:"error,omitempty"`  // the failure, for a failed job
+	URL       string     `json:"url"`
+	Status    int        `json:"status"`               // the exit-code class: 0 for success
+	Kind      string     `json:"kind"`                 // the resource's kind, or the failure's
+	Size      int64      `json:"size"`                 // bytes stored; 0 for a failure
+	SHA256    string     `json:"sha256,omitempty"`     // of the body stored
+	MediaType string     `json:"media_type,omitempty"` // the resource's, when known
+	ModTime   *time.Time `json:"modtime,omitempty"`    // the resource's, when known
+	Body      string     `json:"body,omitempty"`       // the body's file name in the store
+	Worker    string     `json:"worker"`               // the worker that stored it
+	Attempts  int        `json:"attempts"`             // deliveries of the job, this one included
+	Seq       uint64     `json:"seq,omitempty"`        // the job's sequence in FETCH_JOBS
+	Error     string     `json:"error,omitempty"`      // the failure, for a failed job
+}
+
+// seenJob is what a store knows of a URL's last record: the job that
+// wrote it, and the resource's modification time for a conditional
+// recrawl.
+type seenJob struct {
+	seq     uint64
+	status  int
+	kind    string
+	modTime *time.Time
 }
 
 // ResultsName is the name of the results file in a store directory.
@@ -33,9 +49,9 @@ const ResultsName = "results.jsonl"
 type Store struct {
 	dir string
 
-	mu   sync.Mutex      // orders this process's commits
-	seen map[string]bool // keys with a line in results.jsonl
-	off  int64           // how far results.jsonl has been read
+	mu   sync.Mutex         // orders this process's commits
+	seen map[string]seenJob // keys with a line in results.jsonl: the last
+	off  int64              // how far results.jsonl has been read
 }
 
 // OpenStore prepares dir (creating it) as a Store.
@@ -43,7 +59,7 @@ func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	return &Store{dir: dir, seen: make(map[string]bool)}, nil
+	return &Store{dir: dir, seen: make(map[string]seenJob)}, nil
 }
 
 // Dir returns the store's directory.
@@ -83,14 +99,16 @@ func (p *spool) discard() {
 }
 
 // commit stores rec, and the body in p when rec is a success, unless a
-// line for the same key is there already; it reports whether it stored.
+// line for the same job (key and rec.Seq) is there already; it reports
+// whether it stored. A later job for the same URL (a recrawl) replaces the
+// body and adds a line.
 // The line is the commit point: it is written last, under the store's
 // lock, after the body is in place. What is written survives the death of
 // the process at once; it is not synced to the disk per job, which would
 // serialise every worker on the lock for a guarantee (surviving a crash
 // of the machine) that JetStream's own file store, syncing every two
 // minutes by default, does not give either.
-func (s *Store) commit(key string, rec Record, p *spool) (stored bool, err error) {
+func (s *Store) commit(key string, rec *Record, p *spool) (stored bool, err error) {
 	if p != nil {
 		rec.Size = p.n
 		rec.SHA256 = hex.EncodeToString(p.hash.Sum(nil))
@@ -107,7 +125,7 @@ func (s *Store) commit(key string, rec Record, p *spool) (stored bool, err error
 		return false, err
 	}
 	defer unlock()
-	if s.seen[key] {
+	if last, ok := s.seen[key]; ok && last.seq == rec.Seq {
 		return false, nil
 	}
 	if p != nil {
@@ -124,7 +142,7 @@ func (s *Store) commit(key string, rec Record, p *spool) (stored bool, err error
 		return false, fmt.Errorf("store: %w", err)
 	}
 	s.off += int64(len(line))
-	s.seen[key] = true
+	s.seen[key] = seenJob{seq: rec.Seq, status: rec.Status, kind: rec.Kind, modTime: rec.ModTime}
 	return true, nil
 }
 
@@ -156,17 +174,18 @@ func (s *Store) open() (rf *os.File, unlock func(), err error) {
 	return rf, func() { rf.Close(); release() }, nil
 }
 
-// has reports whether results.jsonl holds a line for key, written by any
-// worker of the store.
-func (s *Store) has(key string) (bool, error) {
+// last returns what results.jsonl holds of key's last record, written by
+// any worker of the store.
+func (s *Store) last(key string) (seenJob, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, unlock, err := s.open()
 	if err != nil {
-		return false, err
+		return seenJob{}, false, err
 	}
 	unlock()
-	return s.seen[key], nil
+	j, ok := s.seen[key]
+	return j, ok, nil
 }
 
 // catchUp reads the lines appended to results.jsonl since the last look,
@@ -183,7 +202,7 @@ func (s *Store) catchUp(rf *os.File) error {
 			s.off += int64(len(line))
 			var r Record
 			if json.Unmarshal(bytes.TrimSpace(line), &r) == nil && r.URL != "" {
-				s.seen[Key(r.URL)] = true
+				s.seen[Key(r.URL)] = seenJob{seq: r.Seq, status: r.Status, kind: r.Kind, modTime: r.ModTime}
 			}
 			continue
 		}

@@ -35,6 +35,10 @@ type Worker struct {
 	// MaxTime bounds each fetch when the job does not. Zero means none
 	// beyond the Client's own timeouts.
 	MaxTime time.Duration
+	// MaxSize bounds the bytes of a body stored; a job whose resource is
+	// larger (said up front, or found while reading) fails with
+	// fetch.Refused and is not retried. Zero means no bound.
+	MaxSize int64
 	// Status maps a fetch's outcome to the status stored (its exit-code
 	// class): nil means 0 for success and 1 for any failure.
 	Status func(err error) int
@@ -52,6 +56,12 @@ type Worker struct {
 	Drain bool
 	// OnResult, if set, is called with each record stored.
 	OnResult func(Record)
+	// Metrics, if set, counts what the worker does.
+	Metrics *Metrics
+	// Logf, if set, is told of each failure of the queue that the worker
+	// goes on after (a server or leader lost, a result not published):
+	// the worker never stops for one, it tries again.
+	Logf func(format string, args ...any)
 }
 
 // Run processes jobs until ctx is done, or, with Drain, until the queue is
@@ -76,25 +86,34 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	// One pull subscription feeds the workers, asking for as many jobs as
-	// they can take at once.
-	it, err := w.Queue.cons.Messages(jetstream.PullMaxMessages(par))
-	if err != nil {
-		return fmt.Errorf("queue: %w", err)
-	}
+	// Each free slot is a token in idle: the jobs are pulled a batch at a
+	// time, never more than the slots free, so none waits in a client
+	// buffer where a slow or reconnecting worker could drop it.
+	idle := make(chan struct{}, par)
 	msgs := make(chan jetstream.Msg)
 	var wg sync.WaitGroup
 	for range par {
+		idle <- struct{}{}
 		wg.Go(func() {
 			for msg := range msgs {
 				if err := r.handle(ctx, msg); err != nil {
 					cancel(err)
 				}
+				idle <- struct{}{}
 			}
 		})
 	}
-	err = r.take(ctx, it, msgs)
-	it.Stop()
+	if w.Metrics != nil {
+		stop := make(chan struct{})
+		defer func() {
+			close(stop)
+			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			w.Queue.publishMetrics(pctx, id, w.Metrics.Snapshot())
+		}()
+		go r.publishMetrics(ctx, stop)
+	}
+	err := r.take(ctx, idle, msgs)
 	close(msgs)
 	wg.Wait()
 	if err == nil {
@@ -115,61 +134,176 @@ type run struct {
 	leases *leases
 }
 
-// take hands the jobs of it to the workers until ctx is done or, when
-// draining, the queue is empty.
-func (r *run) take(ctx context.Context, it jetstream.MessagesContext, msgs chan<- jetstream.Msg) error {
-	for ctx.Err() == nil {
-		msg, err := it.Next(jetstream.NextMaxWait(time.Second))
+// take hands jobs to the workers, as many as have a free slot, until ctx
+// is done or, when draining, the queue is empty. A failure of the queue
+// (a server gone, a leader being elected, the consumer lost) is logged and
+// tried again with a growing delay, the consumer recreated: it never ends
+// the run.
+func (r *run) take(ctx context.Context, idle chan struct{}, msgs chan<- jetstream.Msg) error {
+	var retry backoff
+	empty := 0 // consecutive looks that found the queue empty
+	for {
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return nil
+		}
+		n := 1
+		for more := true; more; {
+			select {
+			case <-idle:
+				n++
+			default:
+				more = false
+			}
+		}
+		got, err := r.pull(ctx, n, msgs)
+		for range n - got {
+			idle <- struct{}{}
+		}
 		switch {
 		case ctx.Err() != nil:
 			return nil
-		case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-			if r.w.Drain && r.empty(ctx) {
-				return errDrained
+		case err != nil:
+			d := retry.next()
+			r.logf("taking jobs: %v; again in %v", err, d.Round(time.Millisecond))
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(d):
+			}
+			if err := r.w.Queue.recoverConsumer(ctx); err != nil {
+				r.logf("recreating the consumer %s: %v", Consumer, err)
 			}
 			continue
-		case err != nil:
-			return fmt.Errorf("queue: taking a job: %w", err)
 		}
-		select {
-		case msgs <- msg:
-		case <-ctx.Done():
-			msg.Nak()
-			return nil
+		if retry.failures > 0 {
+			r.logf("taking jobs again after %d failures", retry.failures)
+		}
+		retry = backoff{}
+		if got > 0 || !r.w.Drain {
+			empty = 0
+			continue
+		}
+		// Two looks a pull apart, so that jobs just published, which the
+		// consumer counts a moment later, are not missed.
+		if r.empty(ctx) {
+			empty++
+		} else {
+			empty = 0
+		}
+		if empty >= 2 {
+			return errDrained
 		}
 	}
-	return nil
 }
 
-// empty reports whether no job is left, queued or delivered anywhere.
+// pull fetches up to n jobs, waiting a second at most for the first, and
+// hands them to the workers; it returns how many it handed.
+func (r *run) pull(ctx context.Context, n int, msgs chan<- jetstream.Msg) (int, error) {
+	batch, err := r.w.Queue.consumer().Fetch(n, jetstream.FetchMaxWait(time.Second))
+	if err != nil {
+		return 0, err
+	}
+	got := 0
+	for msg := range batch.Messages() {
+		select {
+		case msgs <- msg:
+			got++
+		case <-ctx.Done():
+			msg.Nak()
+		}
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		return got, err
+	}
+	return got, nil
+}
+
+// backoff is the delay between tries after a failure of the queue: from
+// 100 ms, doubled each time up to 5 s, with jitter.
+type backoff struct{ failures int }
+
+func (b *backoff) next() time.Duration {
+	b.failures++
+	d := min(100*time.Millisecond<<min(b.failures-1, 6), 5*time.Second)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// publishMetrics publishes the worker's counts every 5 seconds until stop
+// is closed.
+func (r *run) publishMetrics(ctx context.Context, stop <-chan struct{}) {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := r.w.Queue.publishMetrics(ctx, r.id, r.w.Metrics.Snapshot()); err != nil && ctx.Err() == nil {
+				r.logf("publishing the worker's counts: %v", err)
+			}
+		}
+	}
+}
+
+// logf reports a failure of the queue that the run goes on after.
+func (r *run) logf(format string, args ...any) {
+	r.w.Metrics.add(func(s *MetricsSnapshot) { s.QueueErrors++ })
+	if r.w.Logf != nil {
+		r.w.Logf(format, args...)
+	}
+}
+
+// empty reports whether no job is left, queued or delivered anywhere, by
+// the consumer's counts: jobs not yet delivered, and delivered but not
+// acknowledged. (The stream's count of messages is not that: after a
+// leader fails over, it can keep acknowledged jobs for a while.)
 func (r *run) empty(ctx context.Context) bool {
-	n, err := r.w.Queue.unfinished(ctx)
-	return err == nil && n == 0
+	ci, err := r.w.Queue.consumer().Info(ctx)
+	return err == nil && ci.NumPending == 0 && ci.NumAckPending == 0
 }
 
-// handle processes one delivery of a job. Only a failure of the queue or
-// the store is returned; a failed fetch is the job's outcome.
+// handle processes one delivery of a job. Only a failure of the store is
+// returned; a failed fetch is the job's outcome, and a failure of the
+// queue is logged and the job left to be delivered again.
 func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 	meta, err := msg.Metadata()
 	if err != nil {
-		return fmt.Errorf("queue: %w", err)
+		r.logf("a message that is no job: %v", err)
+		msg.Term()
+		return nil
 	}
 	delivery := int(meta.NumDelivered)
 	last := delivery >= r.w.Queue.opts.maxDeliver()
 	job, err := decodeJob(msg.Data())
 	if err != nil {
 		// Not a job: nothing to fetch or to retry.
+		r.logf("terminating job %d: %v", meta.Sequence.Stream, err)
 		msg.Term()
 		return nil
 	}
 	key := Key(job.URL)
-	if stored, err := r.w.Store.has(key); err != nil {
+	rec := Record{URL: job.URL, Worker: r.id, Attempts: delivery, Seq: meta.Sequence.Stream}
+	prev, known, err := r.w.Store.last(key)
+	if err != nil {
 		msg.Nak()
 		return err
-	} else if stored {
+	}
+	if known && prev.seq == rec.Seq {
 		// Delivered again after it was stored (its worker died before
-		// the acknowledgement arrived): nothing to fetch.
-		return r.finish(ctx, msg, key, job, delivery, nil, nil)
+		// the acknowledgement arrived): nothing to fetch, the record is
+		// published again (once in the stream, by its message id).
+		rec.Status, rec.Kind, rec.ModTime = prev.status, prev.kind, prev.modTime
+		return r.finish(ctx, msg, key, rec, nil, nil)
+	}
+	var since time.Time
+	if known && prev.modTime != nil && prev.status == 0 {
+		// A URL fetched before, enqueued again: a recrawl, conditional
+		// on the modification time its record holds.
+		since = *prev.modTime
 	}
 
 	u, perr := parser.Parse(job.URL)
@@ -180,7 +314,10 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		if errors.As(perr, &ue) {
 			shown = ue.Input
 		}
-		return r.finish(ctx, msg, key, job, delivery, nil, &fetch.Error{Op: "fetch", URL: shown, Kind: fetch.Malformed, Err: perr})
+		return r.finish(ctx, msg, key, rec, nil, &fetch.Error{Op: "fetch", URL: shown, Kind: fetch.Malformed, Err: perr})
+	}
+	if len(u.Host) > maxHost {
+		return r.finish(ctx, msg, key, rec, nil, fetch.Errorf(fetch.Malformed, "a host of %d bytes (at most %d)", len(u.Host), maxHost))
 	}
 	// The job is ours while we work on it: keep telling JetStream so, so
 	// that AckWait bounds only the time to notice a dead worker.
@@ -193,14 +330,16 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		held, err = r.slot(busy, addr, last)
 		switch {
 		case errors.Is(err, errNoSlot):
+			r.w.Metrics.add(func(s *MetricsSnapshot) { s.HandedBack++ })
 			msg.NakWithDelay(time.Duration(500+rand.IntN(1500)) * time.Millisecond)
 			return nil
 		case err != nil && ctx.Err() != nil:
 			msg.Nak()
 			return nil
 		case err != nil:
-			msg.Nak()
-			return err
+			r.logf("%v; the job goes back to the queue", err)
+			msg.NakWithDelay(time.Second)
+			return nil
 		}
 		defer held.release(context.WithoutCancel(ctx))
 		go held.keep(busy)
@@ -216,7 +355,7 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		fctx, cancel = context.WithTimeout(busy, maxTime)
 		defer cancel()
 	}
-	sp, ferr := r.fetch(fctx, u, job)
+	sp, ferr := r.fetch(fctx, u, job, since, &rec)
 	if ferr != nil && ctx.Err() != nil {
 		// Stopping: hand the job back at once for another worker.
 		msg.Nak()
@@ -224,11 +363,19 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 	}
 	if ferr != nil && !last {
 		if delay, ok := r.retry().Wait(nil, delivery, ferr); ok {
+			r.w.Metrics.add(func(s *MetricsSnapshot) { s.Retried++ })
 			msg.NakWithDelay(delay)
 			return nil
 		}
 	}
-	return r.finish(ctx, msg, key, job, delivery, sp, ferr)
+	if fetch.KindOf(ferr) == fetch.NotModified && ferr != nil {
+		// Unchanged since the last crawl: the body stored then stays.
+		rec.ModTime = prev.modTime
+		rec.Kind = kindName(ferr)
+		rec.Body = key
+		return r.finish(ctx, msg, key, rec, nil, nil)
+	}
+	return r.finish(ctx, msg, key, rec, sp, ferr)
 }
 
 // address is the host:port a fetch of u connects to, for its lease: the
@@ -251,10 +398,14 @@ func (r *run) address(u *url.URL) string {
 // never costs a job.
 func (r *run) slot(ctx context.Context, hostport string, last bool) (*lease, error) {
 	wait := 20 * time.Millisecond
-	deadline := time.Now().Add(time.Second)
-	for {
+	start := time.Now()
+	deadline := start.Add(time.Second)
+	for waited := false; ; waited = true {
 		l, err := r.leases.acquire(ctx, hostport)
 		if !errors.Is(err, errNoSlot) {
+			if waited {
+				r.w.Metrics.leaseWait(time.Since(start))
+			}
 			return l, err
 		}
 		if !last && time.Now().After(deadline) {
@@ -270,8 +421,8 @@ func (r *run) slot(ctx context.Context, hostport string, last bool) (*lease, err
 }
 
 // fetch fetches u into a body spooled in the store.
-func (r *run) fetch(ctx context.Context, u *url.URL, job Job) (*spool, error) {
-	req := &fetch.Request{URL: u, ConnectTimeout: job.ConnectTimeout}
+func (r *run) fetch(ctx context.Context, u *url.URL, job Job, since time.Time, rec *Record) (*spool, error) {
+	req := &fetch.Request{URL: u, ConnectTimeout: job.ConnectTimeout, IfModifiedSince: since}
 	do := r.w.Do
 	if do == nil {
 		do = r.w.Client.Do
@@ -281,11 +432,27 @@ func (r *run) fetch(ctx context.Context, u *url.URL, job Job) (*spool, error) {
 		return nil, err
 	}
 	defer res.Body.Close()
+	rec.MediaType = res.MediaType
+	if !res.ModTime.IsZero() {
+		t := res.ModTime.UTC()
+		rec.ModTime = &t
+	}
+	limit := r.w.MaxSize
+	if limit > 0 && res.Size > limit {
+		return nil, fetch.Errorf(fetch.Refused, "%s: %d bytes exceed the %d allowed", u.Redacted(), res.Size, limit)
+	}
 	sp, err := r.w.Store.create()
 	if err != nil {
 		return nil, err
 	}
-	_, err = io.Copy(sp, res.Body)
+	var body io.Reader = res.Body
+	if limit > 0 {
+		body = io.LimitReader(res.Body, limit+1)
+	}
+	_, err = io.Copy(sp, body)
+	if err == nil && limit > 0 && sp.n > limit {
+		err = fetch.Errorf(fetch.Refused, "%s: more than the %d bytes allowed", u.Redacted(), limit)
+	}
 	if err == nil {
 		err = res.Body.Close()
 	}
@@ -301,15 +468,18 @@ func (r *run) fetch(ctx context.Context, u *url.URL, job Job) (*spool, error) {
 
 // finish stores the job's outcome once, publishes it, and acknowledges the
 // job (terminates it, for a failure: it is not to be delivered again).
-func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job, delivery int, sp *spool, ferr error) error {
-	rec := Record{URL: job.URL, Worker: r.id, Attempts: delivery, Status: r.status(ferr)}
+func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, rec Record, sp *spool, ferr error) error {
 	if ferr != nil {
+		rec.Status = r.status(ferr)
 		rec.Kind = kindName(ferr)
 		rec.Error = ferr.Error()
-	} else {
+	} else if rec.Kind == "" {
 		rec.Kind = "file"
 	}
-	stored, err := r.w.Store.commit(key, rec, sp)
+	if sp != nil {
+		rec.Body = key
+	}
+	stored, err := r.w.Store.commit(key, &rec, sp)
 	if err != nil {
 		if sp != nil {
 			sp.discard()
@@ -317,15 +487,13 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job
 		msg.Nak()
 		return err
 	}
-	subject := ResultSubject + ".done"
-	if ferr != nil {
-		subject = ResultSubject + ".failed"
-	}
-	// The result's message id is the job's key: published again after a
-	// redelivery, it is stored in the stream once.
-	if _, err := r.w.Queue.js.Publish(ctx, subject, nil, jetstream.WithMsgID(key)); err != nil {
-		msg.Nak()
-		return fmt.Errorf("queue: publishing a result: %w", err)
+	// From here on the result is stored: a failure of the queue leaves
+	// the job to be delivered again, recognised as stored, and its result
+	// published then.
+	if err := r.w.Queue.publishResult(ctx, key, rec); err != nil {
+		r.logf("publishing the result of %s: %v; the job goes back to the queue", redacted(rec.URL), err)
+		msg.NakWithDelay(time.Second)
+		return nil
 	}
 	if ferr != nil {
 		err = msg.Term()
@@ -333,7 +501,11 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, job Job
 		err = msg.Ack()
 	}
 	if err != nil {
-		return fmt.Errorf("queue: acknowledging: %w", err)
+		// Delivered again after AckWait, it is recognised as stored.
+		r.logf("acknowledging %s: %v", redacted(rec.URL), err)
+	}
+	if stored {
+		r.w.Metrics.record(rec)
 	}
 	if stored && r.w.OnResult != nil {
 		r.w.OnResult(rec)
@@ -380,3 +552,11 @@ func heartbeat(ctx context.Context, msg jetstream.Msg, period time.Duration) {
 
 // kindName names a failure's kind in a record: "not found", "timeout", ...
 func kindName(err error) string { return fetch.KindOf(err).Error() }
+
+// redacted is rawURL with any password hidden, for a log line.
+func redacted(rawURL string) string {
+	if u, err := parser.Parse(rawURL); err == nil {
+		return u.Redacted()
+	}
+	return "a malformed URL"
+}

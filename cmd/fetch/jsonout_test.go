@@ -46,8 +46,8 @@ func TestEscapeControls(t *testing.T) {
 		{"{\"a\":\"\x7f\"}", `{"a":"\u007f"}`},
 		{"{\"a\":\"\u00a0é\u0100\"}", "{\"a\":\"\u00a0é\u0100\"}"}, // not controls
 	} {
-		if got := string(escapeControls([]byte(tc.in))); got != tc.want {
-			t.Errorf("escapeControls(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := string(fetch.SanitizeJSON([]byte(tc.in))); got != tc.want {
+			t.Errorf("fetch.SanitizeJSON(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

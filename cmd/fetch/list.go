@@ -114,7 +114,7 @@ func writeListing(w io.Writer, l *fetch.Listing, asJSON bool) error {
 		}
 		// A name is the server's text: no raw control may reach the
 		// terminal or the parser reading this.
-		if _, err := bw.Write(escapeControls(buf.Bytes())); err != nil {
+		if _, err := bw.Write(fetch.SanitizeJSON(buf.Bytes())); err != nil {
 			return writeError{err}
 		}
 	}

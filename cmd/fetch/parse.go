@@ -210,7 +210,7 @@ func parseJSON(u *url.URL, extra ...field) []byte {
 		writeObject(&b, sf)
 		b.WriteByte('}')
 	}
-	return escapeControls(b.Bytes())
+	return fetch.SanitizeJSON(b.Bytes())
 }
 
 func writeObject(b *bytes.Buffer, fs []field) {

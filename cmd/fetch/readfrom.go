@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"syscall"
 
-	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // ReadFrom passes io.Copy's ReaderFrom path through the count, so that an
@@ -32,7 +32,7 @@ func (c *countWriter) ReadFrom(r io.Reader) (int64, error) {
 // the error number tells; an *os.File reports a splice that failed on
 // the socket (a deadline, a reset) as a failed write, which it was not.
 func writeSide(err error) bool {
-	if fetch.SocketError(err) != nil {
+	if wire.SocketError(err) != nil {
 		return false
 	}
 	var pe *fs.PathError

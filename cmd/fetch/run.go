@@ -149,7 +149,7 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	}
 	cl.Policy.AllowPortOverride = c.portOK
 	if c.verbose {
-		cl.Trace = stderr
+		cl.Trace = fetch.NewTrace(stderr)
 	}
 	if c.insecure || c.cacert != "" {
 		tc := &tls.Config{InsecureSkipVerify: c.insecure}

@@ -4,7 +4,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // DelayedAckBound is the longest that a test of NagleConn lets one
@@ -23,7 +23,7 @@ const DelayedAckBound = 20 * time.Millisecond
 // TCP connection or a wrapper of one (a *tls.Conn: each piece is then a
 // record of its own).
 func NagleConn(c net.Conn) net.Conn {
-	if tc, ok := fetch.TCPConn(c); ok {
+	if tc, ok := wire.TCPConn(c); ok {
 		tc.SetNoDelay(false)
 	}
 	return &nagleConn{c}

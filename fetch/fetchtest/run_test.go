@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // lineHandler is a toy scheme: it sends the URL's path as one line and
@@ -17,7 +18,7 @@ import (
 type lineHandler struct{}
 
 func (lineHandler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-	c, err := req.Dial(ctx, "tcp", req.URL.HostPort())
+	c, err := wire.Dial(ctx, req, "tcp", req.URL.HostPort())
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +42,7 @@ func (lineHandler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resour
 
 type connBody struct {
 	io.Reader
-	c    *fetch.Conn
+	c    *wire.Conn
 	stop func() bool
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -182,7 +183,7 @@ func TestDoRecordsPeerAddress(t *testing.T) {
 	c := &fetch.Client{}
 	c.DialContext = w.Dial(c.DialContext)
 	c.Register("gopher", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-		conn, err := req.Dial(ctx, "tcp", req.URL.HostPort())
+		conn, err := wire.Dial(ctx, req, "tcp", req.URL.HostPort())
 		if err != nil {
 			return nil, err
 		}

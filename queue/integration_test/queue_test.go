@@ -84,7 +84,7 @@ func (m queueMode) fresh(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, s := range []string{"FETCH_JOBS", "FETCH_RESULTS", "KV_FETCH_HOSTS"} {
+	for _, s := range []string{"FETCH_JOBS", "FETCH_RESULTS", "KV_FETCH_HOSTS", "KV_FETCH_STATS"} {
 		if err := js.DeleteStream(ctx, s); err != nil && !strings.Contains(err.Error(), "not found") {
 			t.Fatal(err)
 		}
@@ -301,4 +301,69 @@ func TestQueueTenThousand(t *testing.T) {
 			t.Logf("%d jobs in %v with 2 workers: %.0f jobs/s", len(urls), took.Round(time.Millisecond), float64(len(urls))/took.Seconds())
 		})
 	}
+}
+
+// A worker stopped (SIGSTOP) for longer than AckWait, and then continued,
+// does not exit: its jobs went to the other worker meanwhile, and each is
+// stored once in their shared store.
+func TestQueuePausedWorker(t *testing.T) {
+	for _, m := range queueModes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			site := newCountingSite(t, 100*time.Millisecond)
+			q := m.fresh(t)
+			var urls []string
+			for i := range 60 {
+				urls = append(urls, fmt.Sprintf("%s/p/%d", site.URL, i))
+			}
+			enqueue(t, q, urls)
+			store := t.TempDir()
+			other := startWorker(t, q, store, "--parallel", "2", "--per-host", "8")
+			paused := startWorker(t, q, store, "--parallel", "4", "--per-host", "8", "--drain")
+			waitUntil(t, "both fetch", func() bool { return site.active.Load() >= 5 })
+			paused.Process.Signal(syscall.SIGSTOP)
+			time.Sleep(8 * time.Second) // the fault: four times --ack-wait 2
+			paused.Process.Signal(syscall.SIGCONT)
+			if err := waitExit(paused, 2*time.Minute); err != nil {
+				t.Fatalf("the paused worker: %v", err)
+			}
+			waitUntil(t, "every job is done", func() bool {
+				r := runFetch(t, nil, append([]string{"results", "--json"}, q...)...)
+				return strings.Contains(string(r.Stdout), fmt.Sprintf(`"done":%d`, len(urls)))
+			})
+			other.Process.Signal(syscall.SIGTERM)
+			if err := waitExit(other, time.Minute); err != nil {
+				t.Fatalf("the other worker: %v", err)
+			}
+			checkStore(t, store, urls)
+			checkResults(t, q, len(urls))
+		})
+	}
+}
+
+// The worker that runs the embedded server is killed: another takes the
+// server over, and drains the queue without a job dropped by a slow
+// consumer or waiting for long.
+func TestQueueKilledServerHost(t *testing.T) {
+	site := newCountingSite(t, 50*time.Millisecond)
+	q := []string{"--state", t.TempDir()}
+	var urls []string
+	for i := range 200 {
+		urls = append(urls, fmt.Sprintf("%s/e/%d", site.URL, i))
+	}
+	enqueue(t, q, urls)
+	store := t.TempDir()
+	// enqueue ran the server and exited; the first worker serves it now.
+	host := startWorker(t, q, store, "--parallel", "4", "--per-host", "16")
+	waitUntil(t, "the host fetches", func() bool { return site.requests.Load() >= 10 })
+	survivor := startWorker(t, q, store, "--parallel", "8", "--per-host", "16", "--drain")
+	waitUntil(t, "both fetch", func() bool { return site.requests.Load() >= 40 })
+	host.Process.Signal(syscall.SIGKILL)
+	host.Wait()
+	start := time.Now()
+	if err := waitExit(survivor, 2*time.Minute); err != nil {
+		t.Fatalf("survivor: %v", err)
+	}
+	t.Logf("the survivor drained the rest in %v after the host was killed", time.Since(start).Round(time.Millisecond))
+	checkStore(t, store, urls)
+	checkResults(t, q, len(urls))
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // Bounds on what a server may send on the control connection.
@@ -24,8 +25,8 @@ const (
 // ctrl is one FTP control connection: the command channel of RFC 959,
 // logged in, with what it knows about its server and its state.
 type ctrl struct {
-	raw    *fetch.Conn // the TCP connection, with idle deadlines
-	conn   net.Conn    // raw, or a TLS client over raw
+	raw    *wire.Conn // the TCP connection, with idle deadlines
+	conn   net.Conn   // raw, or a TLS client over raw
 	limit  *lineLimit
 	br     *bufio.Reader
 	r      *textproto.Reader
@@ -84,7 +85,7 @@ func replyKind(code int) fetch.Kind {
 }
 
 // newCtrl wraps a dialed connection. The greeting is not read yet.
-func newCtrl(raw *fetch.Conn, trace *fetch.Trace) *ctrl {
+func newCtrl(raw *wire.Conn, trace *fetch.Trace) *ctrl {
 	c := &ctrl{raw: raw, trace: trace}
 	c.setConn(raw)
 	return c
@@ -142,7 +143,7 @@ func (c *ctrl) send(line, shown string) error {
 	}
 	// A reply is awaited now: a server that writes it in pieces with
 	// Nagle's algorithm on waits for the first to be acknowledged.
-	fetch.QuickAck(c.conn)
+	wire.QuickAck(c.conn)
 	return nil
 }
 

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // dataSetup is a data connection on its way: a passive port to dial, or
 // a listener waiting for the server in active mode.
 type dataSetup struct {
-	conn *fetch.Conn      // passive: the dialed connection, once dial returned
+	conn *wire.Conn       // passive: the dialed connection, once dial returned
 	ln   *net.TCPListener // active: where the server connects
 	addr string           // passive: the address to dial, "" once dialed
 	peer net.IP           // the control connection's peer
@@ -107,7 +108,7 @@ func (ds *dataSetup) dial(ctx context.Context, req *fetch.Request) error {
 	if ds.addr == "" {
 		return nil
 	}
-	conn, err := req.Dial(ctx, "tcp", ds.addr)
+	conn, err := wire.Dial(ctx, req, "tcp", ds.addr)
 	ds.addr = ""
 	if err != nil {
 		return err
@@ -168,14 +169,14 @@ func (c *ctrl) active(req *fetch.Request) (*dataSetup, error) {
 // finish completes the data connection once the server accepted the
 // transfer command: accepts the server's connection in active mode, and
 // shakes hands for TLS under PROT P. It returns the stream to read, its
-// underlying *fetch.Conn, and the function that ends its context watch.
+// underlying *wire.Conn, and the function that ends its context watch.
 func (ds *dataSetup) finish(ctx context.Context, req *fetch.Request, c *ctrl) (dataConn, error) {
 	if err := ds.dial(ctx, req); err != nil {
 		return dataConn{}, err
 	}
 	if ds.ln != nil {
 		ds.ln.SetDeadline(time.Now().Add(ds.idle))
-		stopLn := context.AfterFunc(ctx, func() { ds.ln.SetDeadline(fetch.Past()) })
+		stopLn := context.AfterFunc(ctx, func() { ds.ln.SetDeadline(wire.Past()) })
 		nc, err := ds.ln.AcceptTCP()
 		stopLn()
 		ds.ln.Close()
@@ -191,7 +192,7 @@ func (ds *dataSetup) finish(ctx context.Context, req *fetch.Request, c *ctrl) (d
 			return dataConn{}, fetch.Errorf(fetch.Protocol, "active mode: data connection from %v, not from the server %v", nc.RemoteAddr(), ds.peer)
 		}
 		c.trace.Notef("data connection from %s", nc.RemoteAddr())
-		ds.conn = fetch.NewConn(nc, ds.idle)
+		ds.conn = wire.NewConn(nc, ds.idle)
 		ds.stop = ds.conn.Watch(ctx)
 	}
 	dc := dataConn{raw: ds.conn, r: ds.conn, stop: ds.stop}
@@ -219,7 +220,7 @@ func (ds *dataSetup) abort() {
 
 // dataConn is an open data connection.
 type dataConn struct {
-	raw  *fetch.Conn
+	raw  *wire.Conn
 	r    net.Conn // raw, or TLS over raw
 	stop func() bool
 }

@@ -103,7 +103,7 @@ func TestHeadAsksSizeInTypeI(t *testing.T) {
 	r := req(t, "ftp://"+s.addr()+"/t.txt")
 	r.Head = true
 	res, _, err := get(t, h, r)
-	if err != nil || res.Size != 6 || res.Extra["ftp-type"] != "A" {
+	if err != nil || res.Size != 6 || res.Extra[ExtraType] != "A" {
 		t.Fatalf("head: %v, %+v", err, res)
 	}
 	plan, _ := h.Plan(r)

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // Handler fetches ftp and ftps URLs. The zero Handler is ready to use:
@@ -62,8 +63,8 @@ type Handler struct {
 	Raw bool
 
 	poolOnce sync.Once
-	idle     *fetch.Pool[string, *ctrl] // see pool.go
-	unpiped  sync.Map                   // pool keys of servers that lost a pipelined command (pipeline.go)
+	idle     *wire.Pool[string, *ctrl] // see pool.go
+	unpiped  sync.Map                  // pool keys of servers that lost a pipelined command (pipeline.go)
 }
 
 var (
@@ -243,7 +244,7 @@ func fileResource(req *fetch.Request, j job) *fetch.Resource {
 	return &fetch.Resource{
 		URL: req.URL, Kind: fetch.KindFile, Size: -1, Body: fetch.NoBody,
 		MediaType: mime.TypeByExtension(path.Ext(j.name)),
-		Extra:     map[string]string{"ftp-type": j.typ},
+		Extra:     map[string]string{ExtraType: j.typ},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // defaultAnonPassword is the anonymous password when neither the Handler
@@ -89,7 +90,7 @@ func (h *Handler) tlsConfig(req *fetch.Request) *tls.Config {
 // under TLS, and PWD to record the login directory for reuse. The
 // connection is watched by ctx when dial returns.
 func (h *Handler) dial(ctx context.Context, req *fetch.Request, lg login) (*ctrl, error) {
-	raw, err := req.Dial(ctx, "tcp", req.URL.HostPort())
+	raw, err := wire.Dial(ctx, req, "tcp", req.URL.HostPort())
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // A file's SIZE and the EPSV of its data connection go to the server in
@@ -59,7 +60,7 @@ func (c *ctrl) sizeAndPassive(name string) (int64, *dataSetup, error) {
 	size := c.sizeReply(code, msg)
 	wait := min(pipeGrace+4*time.Since(start), c.idle)
 	code, msg, err = c.readWithin("EPSV", wait)
-	if errors.Is(err, fetch.ErrReplyTimeout) && wait < c.idle {
+	if errors.Is(err, wire.ErrReplyTimeout) && wait < c.idle {
 		c.trace.Notef("no reply to EPSV within %v of SIZE's: the server loses commands sent together; sending one at a time", wait.Round(time.Millisecond))
 		return -1, nil, &fetch.Error{Kind: fetch.Timeout, Err: errPipeLost}
 	}

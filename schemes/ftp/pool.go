@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // The pool keeps logged-in control connections per (scheme, host, port,
@@ -16,13 +17,13 @@ import (
 
 // pool returns the Handler's pool of idle control connections, made on
 // first use from MaxIdle and IdleTime.
-func (h *Handler) pool() *fetch.Pool[string, *ctrl] {
+func (h *Handler) pool() *wire.Pool[string, *ctrl] {
 	h.poolOnce.Do(func() {
 		maxIdle := h.MaxIdle
 		if maxIdle <= 0 {
 			maxIdle = 8
 		}
-		h.idle = &fetch.Pool[string, *ctrl]{MaxIdle: maxIdle, IdleTime: h.IdleTime, Discard: func(c *ctrl) { c.close(true) }}
+		h.idle = &wire.Pool[string, *ctrl]{MaxIdle: maxIdle, IdleTime: h.IdleTime, Discard: func(c *ctrl) { c.close(true) }}
 	})
 	return h.idle
 }

@@ -6,10 +6,11 @@ import (
 	"net"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // readFrom lets w's ReadFrom take the bytes straight from the data
-// connection's socket (fetch.Splicer: on Linux an *os.File splices them,
+// connection's socket (wire.Splicer: on Linux an *os.File splices them,
 // without a copy through this process), under the idle timeout and the
 // request's context. It reports false when it cannot: TLS on the data
 // connection, a connection that is not TCP, or a w that is not an
@@ -19,7 +20,7 @@ func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
 	if _, ok := w.(io.ReaderFrom); !ok || t.data.raw == nil || t.data.r != net.Conn(t.data.raw) {
 		return 0, false, nil
 	}
-	tc, ok := fetch.TCPConn(t.data.raw.Conn)
+	tc, ok := wire.TCPConn(t.data.raw.Conn)
 	if !ok {
 		return 0, false, nil
 	}
@@ -35,7 +36,7 @@ func (t *transfer) readFrom(w io.Writer) (int64, bool, error) {
 	t.reading = true
 	t.mu.Unlock()
 
-	sp := fetch.Splicer{IdleTimeout: t.data.raw.IdleTimeout()}
+	sp := wire.Splicer{IdleTimeout: t.data.raw.IdleTimeout()}
 	n, _, err := sp.Splice(t.ctx, w, nil, tc, -1)
 	t.n += n
 	var fe *fetch.Error

@@ -16,7 +16,7 @@ import (
 // bytes than SIZE announced an error of Kind Incomplete.
 func TestSpliceToFile(t *testing.T) {
 	s := newFakeServer(t)
-	big := make([]byte, 2*fetch.SpliceChunk+12345)
+	big := make([]byte, 2*(4<<20)+12345)
 	for i := range big {
 		big[i] = byte(i * 7)
 	}

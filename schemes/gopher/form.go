@@ -130,7 +130,7 @@ func (h *Handler) fetchForm(ctx context.Context, req *fetch.Request, g url.Gophe
 		s.Close()
 		return nil, err
 	}
-	res.Extra[fetch.ExtraGopherPlus] = "?"
+	res.Extra[ExtraPlus] = "?"
 	if len(attrs) <= maxAttrs {
 		res.Header = ParseAttributes(string(attrs))
 	}

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -247,7 +248,7 @@ func ask(req *fetch.Request, label string, secret bool) (string, error) {
 // session is one connection carrying one request: the buffered reader of
 // the reply, and the means to end it.
 type session struct {
-	conn   net.Conn // the TLS conn for gophers, else the *fetch.Conn
+	conn   net.Conn // the TLS conn for gophers, else the *wire.Conn
 	br     *bufio.Reader
 	clock  *lineClock // under br; nil until the request is sent
 	idle   time.Duration
@@ -283,7 +284,7 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 		}
 	}
 	u := req.URL
-	fc, err := req.Dial(ctx, "tcp", u.HostPort())
+	fc, err := wire.Dial(ctx, req, "tcp", u.HostPort())
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +327,7 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 	// The reply is awaited now: a server that writes it in pieces with
 	// Nagle's algorithm on waits for the first to be acknowledged, and
 	// after a TLS handshake the kernel delays acknowledgements.
-	fetch.QuickAck(s.conn)
+	wire.QuickAck(s.conn)
 	size := 64 << 10
 	if m := h.maxLine() + 8; m > size {
 		size = m

@@ -5,14 +5,13 @@ import (
 	"net"
 	"testing"
 
-	"github.com/rfc1738/fetch/fetch"
 	"golang.org/x/sys/unix"
 )
 
 // TestSpliceLowat checks that the socket of a spliced item waits for
 // spliceLowat bytes before it wakes the copy.
 func TestSpliceLowat(t *testing.T) {
-	data := binary(3 * fetch.SpliceChunk)
+	data := binary(3 * (4 << 20))
 	s := newServer(t, map[string]respond{"/big.bin": send(string(data))})
 	var marks []int
 	got, _, err := copyToFile(t, &Handler{}, "gopher://"+s.addr+"/9/big.bin", nil, func(tc *net.TCPConn) {

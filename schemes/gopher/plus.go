@@ -78,7 +78,7 @@ func (h *Handler) plusReply(s *session, req *fetch.Request, g url.Gopher) (*fetc
 		return nil, h.plusError(s, size)
 	}
 	res := newResource(req, g.Type)
-	res.Extra[fetch.ExtraGopherPlus] = g.Plus
+	res.Extra[ExtraPlus] = g.Plus
 	switch {
 	case strings.HasPrefix(g.Plus, "!"), strings.HasPrefix(g.Plus, "$"):
 		res.Kind, res.MediaType = fetch.KindFile, "text/plain"

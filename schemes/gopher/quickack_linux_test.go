@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // TestDelayedAck: a server that writes its reply in two pieces with
@@ -26,7 +27,7 @@ func TestDelayedAck(t *testing.T) {
 		if _, err := fetchtest.NagleConn(c).Write([]byte(menu)); err != nil {
 			return
 		}
-		tc, _ := fetch.TCPConn(c)
+		tc, _ := wire.TCPConn(c)
 		waitAcked(t, tc)
 	}}
 	serverTLS, clientTLS := fetchtest.TLS(t)

@@ -190,7 +190,7 @@ var mediaTypes = map[string]string{
 
 // newResource returns the Resource for an item of type t, without a Body.
 func newResource(req *fetch.Request, t string) *fetch.Resource {
-	res := &fetch.Resource{URL: req.URL, Size: -1, MediaType: mediaTypes[t], Extra: map[string]string{fetch.ExtraGopherType: t}}
+	res := &fetch.Resource{URL: req.URL, Size: -1, MediaType: mediaTypes[t], Extra: map[string]string{ExtraType: t}}
 	if isMenuType(t) {
 		res.Kind = fetch.KindMenu
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // spliceLowat is the low mark (SO_RCVLOWAT) the socket is given while it
@@ -16,7 +17,7 @@ import (
 const spliceLowat = 1 << 20
 
 // spliceTo hands the rest of the body to w's ReadFrom with the
-// connection's socket itself as the reader (fetch.Splicer), so that an
+// connection's socket itself as the reader (wire.Splicer), so that an
 // *os.File moves the bytes with splice(2) on Linux, without a copy
 // through this process. It does so for an item read until the server
 // closes and for one whose size a Gopher+ header gave; text and menus,
@@ -42,11 +43,11 @@ func (b *body) spliceTo(w io.Writer) (int64, bool, error) {
 	default:
 		return 0, false, nil
 	}
-	fc, ok := s.conn.(*fetch.Conn)
+	fc, ok := s.conn.(*wire.Conn)
 	if !ok {
 		return 0, false, nil
 	}
-	tc, ok := fetch.TCPConn(fc.Conn)
+	tc, ok := wire.TCPConn(fc.Conn)
 	if !ok {
 		return 0, false, nil
 	}
@@ -54,7 +55,7 @@ func (b *body) spliceTo(w io.Writer) (int64, bool, error) {
 	if sized != nil {
 		left = sized.n
 	}
-	sp := fetch.Splicer{IdleTimeout: s.idle, LowMark: spliceLowat}
+	sp := wire.Splicer{IdleTimeout: s.idle, LowMark: spliceLowat}
 	n, ok, err := sp.Splice(s.ctx, w, s.br, tc, left)
 	if sized != nil {
 		sized.n -= n

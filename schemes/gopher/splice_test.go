@@ -37,7 +37,7 @@ func copyToFile(t *testing.T, h *Handler, raw string, mod func(*fetch.Request), 
 // item cut short or a reset connection an error of Kind Incomplete, bytes
 // past a Gopher+ size not delivered.
 func TestSpliceToFile(t *testing.T) {
-	big := binary(2*fetch.SpliceChunk + 12345)
+	big := binary(2*(4<<20) + 12345)
 	sized := binary(1<<20 + 7)
 	s := newServer(t, map[string]respond{
 		"/big.bin":   send(string(big)),

@@ -43,40 +43,42 @@ func rawServer(t *testing.T, reply string, hold bool) string {
 }
 
 func TestCutBodies(t *testing.T) {
-	tests := []struct {
-		name, reply string
-		kind        fetch.Kind // of the read error; 0: clean end
-		want        string
-	}{
-		{"short Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789", fetch.Incomplete, "0123456789"},
-		{"chunked cut in a chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n01234", fetch.Incomplete, "01234"},
-		{"chunked cut between chunks", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n", fetch.Incomplete, "01234"},
-		{"chunked without the last chunk's CRLF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n0\r\n", fetch.Incomplete, "01234"},
-		{"chunked garbage", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\nzz\r\n", fetch.Incomplete, "01234"},
-		{"chunked whole", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n0\r\n\r\n", 0, "01234"},
-		{"close-delimited", "HTTP/1.0 200 OK\r\n\r\nall until close", 0, "all until close"},
-		{"gzip cut", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n" + string(gz("hello, world")[:15]), fetch.Incomplete, "hello, world"},
-		{"gzip corrupt", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n" + corrupt(gz("hello, world")), fetch.Protocol, "hello, world"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			base := rawServer(t, tt.reply, false)
-			h := newHandler(t)
-			_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/")})
-			if tt.kind == 0 {
-				if err != nil || string(body) != tt.want {
-					t.Fatalf("got %q, %v; want %q", body, err, tt.want)
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		tests := []struct {
+			name, reply string
+			kind        fetch.Kind // of the read error; 0: clean end
+			want        string
+		}{
+			{"short Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789", fetch.Incomplete, "0123456789"},
+			{"chunked cut in a chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n01234", fetch.Incomplete, "01234"},
+			{"chunked cut between chunks", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n", fetch.Incomplete, "01234"},
+			{"chunked without the last chunk's CRLF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n0\r\n", fetch.Incomplete, "01234"},
+			{"chunked garbage", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\nzz\r\n", fetch.Incomplete, "01234"},
+			{"chunked whole", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n0\r\n\r\n", 0, "01234"},
+			{"close-delimited", "HTTP/1.0 200 OK\r\n\r\nall until close", 0, "all until close"},
+			{"gzip cut", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n" + string(gz("hello, world")[:15]), fetch.Incomplete, "hello, world"},
+			{"gzip corrupt", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n" + corrupt(gz("hello, world")), fetch.Protocol, "hello, world"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				base := rawServer(t, tt.reply, false)
+				h := tc.handler(t)
+				_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/")})
+				if tt.kind == 0 {
+					if err != nil || string(body) != tt.want {
+						t.Fatalf("got %q, %v; want %q", body, err, tt.want)
+					}
+					return
 				}
-				return
-			}
-			if !errors.Is(err, tt.kind) {
-				t.Fatalf("got %q, %v (kind %v); want kind %v", body, err, fetch.KindOf(err), tt.kind)
-			}
-			if !strings.HasPrefix(tt.want, string(body)) {
-				t.Errorf("body %q, want a prefix of %q", body, tt.want)
-			}
-		})
-	}
+				if !errors.Is(err, tt.kind) {
+					t.Fatalf("got %q, %v (kind %v); want kind %v", body, err, fetch.KindOf(err), tt.kind)
+				}
+				if !strings.HasPrefix(tt.want, string(body)) {
+					t.Errorf("body %q, want a prefix of %q", body, tt.want)
+				}
+			})
+		}
+	})
 }
 
 func TestMalformedReplies(t *testing.T) {
@@ -107,50 +109,54 @@ func TestMalformedReplies(t *testing.T) {
 }
 
 func TestDeadlines(t *testing.T) {
-	tests := []struct {
-		name, reply string
-		inFetch     bool
-	}{
-		{"silent server", "", true},
-		{"headers never end", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n", true},
-		{"body stalls", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n01234", false},
-		{"chunked stalls", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			// The idle timeout also bounds the wait for a reply that does
-			// come ("body stalls"): it must outlast a server descheduled
-			// for a while on a busy machine. The cases wait side by side.
-			t.Parallel()
-			base := rawServer(t, tt.reply, true)
-			h := newHandler(t)
-			res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 3 * time.Second})
-			if tt.inFetch {
-				if !errors.Is(err, fetch.Timeout) {
-					t.Fatalf("Fetch: %v (kind %v), want kind Timeout", err, fetch.KindOf(err))
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		tests := []struct {
+			name, reply string
+			inFetch     bool
+		}{
+			{"silent server", "", true},
+			{"headers never end", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n", true},
+			{"body stalls", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n01234", false},
+			{"chunked stalls", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n01234\r\n", false},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				// The idle timeout also bounds the wait for a reply that does
+				// come ("body stalls"): it must outlast a server descheduled
+				// for a while on a busy machine. The cases wait side by side.
+				t.Parallel()
+				base := rawServer(t, tt.reply, true)
+				h := tc.handler(t)
+				res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 3 * time.Second})
+				if tt.inFetch {
+					if !errors.Is(err, fetch.Timeout) {
+						t.Fatalf("Fetch: %v (kind %v), want kind Timeout", err, fetch.KindOf(err))
+					}
+					return
 				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Fetch: %v", err)
-			}
-			defer res.Body.Close()
-			b, err := io.ReadAll(res.Body)
-			if !errors.Is(err, fetch.Timeout) || string(b) != "01234" {
-				t.Fatalf("ReadAll: %q, %v (kind %v), want the first bytes and kind Timeout", b, err, fetch.KindOf(err))
-			}
-		})
-	}
+				if err != nil {
+					t.Fatalf("Fetch: %v", err)
+				}
+				defer res.Body.Close()
+				b, err := io.ReadAll(res.Body)
+				if !errors.Is(err, fetch.Timeout) || string(b) != "01234" {
+					t.Fatalf("ReadAll: %q, %v (kind %v), want the first bytes and kind Timeout", b, err, fetch.KindOf(err))
+				}
+			})
+		}
+	})
 }
 
 func TestContextDeadline(t *testing.T) {
-	base := rawServer(t, "", true)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err := newHandler(t).Fetch(ctx, &fetch.Request{URL: parse(t, base+"/")})
-	if !errors.Is(err, fetch.Timeout) {
-		t.Fatalf("Fetch past the context's deadline: %v (kind %v), want Timeout", err, fetch.KindOf(err))
-	}
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		base := rawServer(t, "", true)
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		_, err := tc.handler(t).Fetch(ctx, &fetch.Request{URL: parse(t, base+"/")})
+		if !errors.Is(err, fetch.Timeout) {
+			t.Fatalf("Fetch past the context's deadline: %v (kind %v), want Timeout", err, fetch.KindOf(err))
+		}
+	})
 }
 
 func gz(s string) []byte {
@@ -169,141 +175,146 @@ func corrupt(b []byte) string {
 }
 
 func TestGzip(t *testing.T) {
-	text := strings.Repeat("all work and no play makes jack a dull boy\n", 2000)
-	packed := gz(text)
-	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Accept-Encoding") != acceptEncoding {
-			io.WriteString(w, text)
-			return
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		text := strings.Repeat("all work and no play makes jack a dull boy\n", 2000)
+		packed := gz(text)
+		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Accept-Encoding") != acceptEncoding {
+				io.WriteString(w, text)
+				return
+			}
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Length", strconv.Itoa(len(packed)))
+			w.Write(packed)
+		})
+		res, body, err := get(t, tc.handler(t), &fetch.Request{URL: parse(t, srv.URL+"/")})
+		if err != nil || string(body) != text || res.Size != -1 {
+			t.Errorf("decoded: %d bytes, size %d, %v; want %d bytes, size -1", len(body), res.Size, err, len(text))
 		}
-		w.Header().Set("Content-Encoding", "gzip")
-		w.Header().Set("Content-Length", strconv.Itoa(len(packed)))
-		w.Write(packed)
+		raw := tc.set(t, &Handler{Raw: true})
+		res, body, err = get(t, raw, &fetch.Request{URL: parse(t, srv.URL+"/")})
+		if err != nil || !bytes.Equal(body, packed) || res.Size != int64(len(packed)) || res.Extra["content-encoding"] != "gzip" {
+			t.Errorf("raw: %d bytes, size %d, extra %v, %v; want the %d gzip bytes", len(body), res.Size, res.Extra, err, len(packed))
+		}
 	})
-	res, body, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, srv.URL+"/")})
-	if err != nil || string(body) != text || res.Size != -1 {
-		t.Errorf("decoded: %d bytes, size %d, %v; want %d bytes, size -1", len(body), res.Size, err, len(text))
-	}
-	raw := &Handler{Raw: true}
-	t.Cleanup(func() { raw.Close() })
-	res, body, err = get(t, raw, &fetch.Request{URL: parse(t, srv.URL+"/")})
-	if err != nil || !bytes.Equal(body, packed) || res.Size != int64(len(packed)) || res.Extra["content-encoding"] != "gzip" {
-		t.Errorf("raw: %d bytes, size %d, extra %v, %v; want the %d gzip bytes", len(body), res.Size, res.Extra, err, len(packed))
-	}
 }
 
 func TestResume(t *testing.T) {
-	data := []byte("0123456789abcdefghij")
-	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/ranged": // net/http serves Range, 206 and 416 by the book
-			http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(data))
-		case "/no-total": // lighttpd: a 416 without Content-Range
-			if r.Header.Get("Range") != "" {
-				w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
-				return
-			}
-			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-			if r.Method != http.MethodHead {
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		data := []byte("0123456789abcdefghij")
+		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/ranged": // net/http serves Range, 206 and 416 by the book
+				http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(data))
+			case "/no-total": // lighttpd: a 416 without Content-Range
+				if r.Header.Get("Range") != "" {
+					w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+					return
+				}
+				w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+				if r.Method != http.MethodHead {
+					w.Write(data)
+				}
+			case "/ignores":
 				w.Write(data)
+			case "/wrong-start":
+				w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-%d/%d", len(data)-1, len(data)))
+				w.WriteHeader(http.StatusPartialContent)
+				w.Write(data)
+			case "/bad-range":
+				w.Header().Set("Content-Range", "bytes five-six/20")
+				w.WriteHeader(http.StatusPartialContent)
+			case "/short":
+				w.Header().Set("Content-Range", "bytes 5-19/20")
+				w.Header().Set("Content-Length", "15")
+				w.WriteHeader(http.StatusPartialContent)
+				w.Write(data[5:10])
 			}
-		case "/ignores":
-			w.Write(data)
-		case "/wrong-start":
-			w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-%d/%d", len(data)-1, len(data)))
-			w.WriteHeader(http.StatusPartialContent)
-			w.Write(data)
-		case "/bad-range":
-			w.Header().Set("Content-Range", "bytes five-six/20")
-			w.WriteHeader(http.StatusPartialContent)
-		case "/short":
-			w.Header().Set("Content-Range", "bytes 5-19/20")
-			w.Header().Set("Content-Length", "15")
-			w.WriteHeader(http.StatusPartialContent)
-			w.Write(data[5:10])
+		})
+		tests := []struct {
+			path   string
+			offset int64
+			want   string
+			off    int64
+			size   int64
+			kind   fetch.Kind
+		}{
+			{path: "/ranged", offset: 5, want: "56789abcdefghij", off: 5, size: 15},
+			{path: "/ranged", offset: 19, want: "j", off: 19, size: 1},
+			{path: "/ranged", offset: 20, want: "", off: 20, size: 0}, // 416, bytes */20: already whole
+			{path: "/ranged", offset: 25, kind: fetch.Other},          // 416, the file is shorter
+			{path: "/no-total", offset: 20, want: "", off: 20, size: 0},
+			{path: "/no-total", offset: 25, kind: fetch.Other},
+			{path: "/ignores", offset: 5, want: string(data), off: 0, size: 20},
+			{path: "/wrong-start", offset: 5, kind: fetch.Protocol},
+			{path: "/bad-range", offset: 5, kind: fetch.Protocol},
+			{path: "/short", offset: 5, want: "56789", off: 5, size: 15, kind: fetch.Incomplete},
+		}
+		h := tc.handler(t)
+		for _, tt := range tests {
+			res, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+tt.path), Offset: tt.offset})
+			if tt.kind == fetch.Other && err != nil && !strings.Contains(err.Error(), fmt.Sprintf("byte %d: the resource has 20 bytes", tt.offset)) {
+				t.Errorf("%s at %d: %q does not name both sizes", tt.path, tt.offset, err)
+			}
+			if tt.kind != 0 && !errors.Is(err, tt.kind) {
+				t.Errorf("%s at %d: %v (kind %v), want kind %v", tt.path, tt.offset, err, fetch.KindOf(err), tt.kind)
+				continue
+			}
+			if tt.kind == 0 && err != nil {
+				t.Errorf("%s at %d: %v", tt.path, tt.offset, err)
+				continue
+			}
+			if res == nil {
+				continue
+			}
+			if tt.size == 0 && res.Status != http.StatusRequestedRangeNotSatisfiable {
+				t.Errorf("%s at %d: Status %d, want 416", tt.path, tt.offset, res.Status)
+			}
+			if string(body) != tt.want || res.Offset != tt.off || res.Size != tt.size {
+				t.Errorf("%s at %d: %q offset %d size %d; want %q offset %d size %d", tt.path, tt.offset, body, res.Offset, res.Size, tt.want, tt.off, tt.size)
+			}
 		}
 	})
-	tests := []struct {
-		path   string
-		offset int64
-		want   string
-		off    int64
-		size   int64
-		kind   fetch.Kind
-	}{
-		{path: "/ranged", offset: 5, want: "56789abcdefghij", off: 5, size: 15},
-		{path: "/ranged", offset: 19, want: "j", off: 19, size: 1},
-		{path: "/ranged", offset: 20, want: "", off: 20, size: 0}, // 416, bytes */20: already whole
-		{path: "/ranged", offset: 25, kind: fetch.Other},          // 416, the file is shorter
-		{path: "/no-total", offset: 20, want: "", off: 20, size: 0},
-		{path: "/no-total", offset: 25, kind: fetch.Other},
-		{path: "/ignores", offset: 5, want: string(data), off: 0, size: 20},
-		{path: "/wrong-start", offset: 5, kind: fetch.Protocol},
-		{path: "/bad-range", offset: 5, kind: fetch.Protocol},
-		{path: "/short", offset: 5, want: "56789", off: 5, size: 15, kind: fetch.Incomplete},
-	}
-	h := newHandler(t)
-	for _, tt := range tests {
-		res, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+tt.path), Offset: tt.offset})
-		if tt.kind == fetch.Other && err != nil && !strings.Contains(err.Error(), fmt.Sprintf("byte %d: the resource has 20 bytes", tt.offset)) {
-			t.Errorf("%s at %d: %q does not name both sizes", tt.path, tt.offset, err)
-		}
-		if tt.kind != 0 && !errors.Is(err, tt.kind) {
-			t.Errorf("%s at %d: %v (kind %v), want kind %v", tt.path, tt.offset, err, fetch.KindOf(err), tt.kind)
-			continue
-		}
-		if tt.kind == 0 && err != nil {
-			t.Errorf("%s at %d: %v", tt.path, tt.offset, err)
-			continue
-		}
-		if res == nil {
-			continue
-		}
-		if tt.size == 0 && res.Status != http.StatusRequestedRangeNotSatisfiable {
-			t.Errorf("%s at %d: Status %d, want 416", tt.path, tt.offset, res.Status)
-		}
-		if string(body) != tt.want || res.Offset != tt.off || res.Size != tt.size {
-			t.Errorf("%s at %d: %q offset %d size %d; want %q offset %d size %d", tt.path, tt.offset, body, res.Offset, res.Size, tt.want, tt.off, tt.size)
-		}
-	}
 }
 
 // TestDrippedHeader checks that the reply's header block as a whole must
 // arrive within the idle timeout: a server that sends it a byte at a time,
 // each well within the timeout, is cut off.
 func TestDrippedHeader(t *testing.T) {
-	stop := make(chan struct{})
-	addr := fetchtest.Serve(t, func(c net.Conn) {
-		br := bufio.NewReader(c)
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil || line == "\r\n" {
-				break
-			}
-		}
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Drip: ")
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				if _, err := c.Write([]byte("x")); err != nil {
-					return
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		stop := make(chan struct{})
+		addr := fetchtest.Serve(t, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil || line == "\r\n" {
+					break
 				}
 			}
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Drip: ")
+			tick := time.NewTicker(50 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					if _, err := c.Write([]byte("x")); err != nil {
+						return
+					}
+				}
+			}
+		})
+		t.Cleanup(func() { close(stop) })
+		h := tc.handler(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "http://"+addr+"/"), IdleTimeout: 500 * time.Millisecond})
+		if err == nil {
+			res.Body.Close()
+		}
+		if !errors.Is(err, fetch.Timeout) || ctx.Err() != nil {
+			t.Fatalf("Fetch of a dripped header: %v (kind %v, context %v), want kind Timeout from the idle timeout", err, fetch.KindOf(err), ctx.Err())
 		}
 	})
-	t.Cleanup(func() { close(stop) })
-	h := newHandler(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "http://"+addr+"/"), IdleTimeout: 500 * time.Millisecond})
-	if err == nil {
-		res.Body.Close()
-	}
-	if !errors.Is(err, fetch.Timeout) || ctx.Err() != nil {
-		t.Fatalf("Fetch of a dripped header: %v (kind %v, context %v), want kind Timeout from the idle timeout", err, fetch.KindOf(err), ctx.Err())
-	}
 }

@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // h1 is the transport of plain HTTP/1.1 requests that go direct, to no
@@ -168,7 +170,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	pc.wbuf = appendRequest(pc.wbuf[:0], r)
 	pc.conn.SetWriteDeadline(time.Now().Add(r.idle))
 	if turn == nil && ctx.Err() != nil {
-		pc.conn.SetWriteDeadline(fetch.Past())
+		pc.conn.SetWriteDeadline(wire.Past())
 	}
 	_, err := pc.conn.Write(pc.wbuf)
 	pc.wmu.Unlock()
@@ -247,6 +249,17 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	}
 	pc.lr.n = 1<<63 - 1
 	if t.pool.depth > 1 {
+		if (turn != nil || pc.isPiped()) && ctx.Err() == nil {
+			if why := r.foreign(resp); why != "" {
+				// The reply is not this request's: the line of replies
+				// on pc is out of step. Nothing of it is delivered;
+				// this request and those behind it are made again on
+				// other connections, and none is pipelined there.
+				t.pool.noPipeline(pc.key)
+				pc.close()
+				return nil, &staleError{err: fetch.Errorf(fetch.Protocol, "a reply on a pipelined connection to %s is not its request's: %s (pipelining to it stops)", pc.key, why), piped: true}
+			}
+		}
 		pc.readingBulk(resp.ContentLength)
 	}
 	// Each read of the body waits at most the idle timeout.
@@ -254,7 +267,12 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 
 	reuse := !resp.Close && resp.StatusCode >= 100 && resp.StatusCode != http.StatusSwitchingProtocols
 	if resp.Body == http.NoBody {
-		pc.release(reuse)
+		if err := pc.release(reuse); err != nil {
+			// More came after this reply than the line asked for:
+			// none of it is delivered, so the request is made again,
+			// on a connection of its own.
+			return nil, &staleError{err: err, piped: true}
+		}
 		return resp, nil
 	}
 	b.rc, b.reuse = resp.Body, reuse
@@ -263,6 +281,43 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	}
 	resp.Body = b
 	return resp, nil
+}
+
+// foreign returns why resp cannot be the reply to r, or "" when it may
+// be: a 206 or 416 to a request without Range, a 206 for bytes other than
+// those asked for, a 304 to a request that set no condition. On a
+// pipelined connection such a reply means the replies are out of step
+// with their requests.
+func (r *h1Request) foreign(resp *http.Response) string {
+	var rng string
+	cond := false
+	for _, f := range r.fields {
+		switch f.name {
+		case "Range":
+			rng = f.value
+		case "If-Modified-Since", "If-None-Match", "If-Unmodified-Since", "If-Match", "If-Range":
+			cond = true
+		}
+	}
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+		if rng == "" {
+			return "a 206 to a request for the whole resource"
+		}
+		first, _, _, err := parseContentRange(field(resp.Header, "Content-Range"))
+		if err == nil && rng != "bytes="+strconv.FormatInt(first, 10)+"-" {
+			return fmt.Sprintf("bytes from %d to a request for %s", first, rng)
+		}
+	case http.StatusRequestedRangeNotSatisfiable:
+		if rng == "" {
+			return "a 416 to a request without Range"
+		}
+	case http.StatusNotModified:
+		if !cond {
+			return "a 304 to a request without a condition"
+		}
+	}
+	return ""
 }
 
 // watch ties pc to the cancellation of ctx: once ctx is done, every wait
@@ -282,7 +337,7 @@ func (pc *h1Conn) watch(ctx context.Context) {
 		pc.unwatch = context.AfterFunc(ctx, func() {
 			pc.mu.Lock()
 			if pc.watched == done {
-				pc.conn.SetDeadline(fetch.Past())
+				pc.conn.SetDeadline(wire.Past())
 			}
 			pc.mu.Unlock()
 		})
@@ -350,7 +405,10 @@ func appendRequest(b []byte, r *h1Request) []byte {
 			}
 		}
 	}
-	if ua = fieldValue(ua); ua != "" {
+	if ua != "" {
+		// Written when set, even when it trims to nothing, as
+		// net/http writes it.
+		ua = fieldValue(ua)
 		b = appendField(b, "User-Agent", ua)
 		if tr != nil {
 			traceField(tr, "User-Agent", ua)
@@ -414,7 +472,9 @@ func (b *h1Body) Read(p []byte) (int, error) {
 		b.mu.Unlock()
 	}
 	if err != nil {
-		b.finish(err == io.EOF && b.reuse)
+		if ferr := b.finish(err == io.EOF && b.reuse); ferr != nil && err == io.EOF {
+			err = ferr // the reply ended, but more than was asked for came after it
+		}
 		if err != io.EOF && b.ctx.Err() == nil && errors.Is(err, os.ErrDeadlineExceeded) {
 			err = fetch.Errorf(fetch.Timeout, "reading the body: nothing for %v", b.idle)
 		}
@@ -439,7 +499,7 @@ func (b *h1Body) drainUntil() {
 	b.pc.lr.arm = 0
 	b.pc.conn.SetReadDeadline(time.Now().Add(b.idle))
 	if b.ctx.Err() != nil {
-		b.pc.conn.SetReadDeadline(fetch.Past())
+		b.pc.conn.SetReadDeadline(wire.Past())
 	}
 }
 
@@ -459,16 +519,17 @@ func (b *h1Body) isClosed() bool {
 }
 
 // finish ends the exchange once: the connection back to the pool when
-// reuse is set, otherwise closed, which also ends a Read in progress.
-func (b *h1Body) finish(reuse bool) {
+// reuse is set, otherwise closed, which also ends a Read in progress. Its
+// error is release's, the first time.
+func (b *h1Body) finish(reuse bool) error {
 	b.mu.Lock()
 	if b.done {
 		b.mu.Unlock()
-		return
+		return nil
 	}
 	b.done = true
 	b.mu.Unlock()
-	b.pc.release(reuse)
+	return b.pc.release(reuse)
 }
 
 // errReadOnClosed is a Read after Close, as net/http reports it.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -65,260 +66,271 @@ func idleConns(h *Handler) int {
 
 func always(*http.Request) bool { return true }
 
-// TestH1Connections makes five requests in a row on one Handler and
+// TestConnections makes five requests in a row on one Handler and
 // counts the connections the server accepted: one when the replies let
 // the connection be reused, five when they do not.
-func TestH1Connections(t *testing.T) {
-	const ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
-	tests := []struct {
-		name       string
-		reply      string
-		closeAfter func(*http.Request) bool
-		req        fetch.Request
-		body       string
-		size       int64
-		kind       fetch.Kind // of the error, from Fetch or Read
-		conns      int32
-		idle       int // connections kept at the end
-	}{
-		{name: "keep-alive", reply: ok, body: "ok", size: 2, conns: 1, idle: 1},
-		{name: "chunked", reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n3\r\n!!!\r\n0\r\n\r\n", body: "ok!!!", size: -1, conns: 1, idle: 1},
-		{name: "chunked with a trailer", reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Sum: 1\r\n\r\n", body: "ok", size: -1, conns: 1, idle: 1},
-		{name: "Connection: close", reply: "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", closeAfter: always, body: "ok", size: 2, conns: 5},
-		{name: "HTTP/1.0", reply: "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", closeAfter: always, body: "ok", size: 2, conns: 5},
-		{name: "HTTP/1.0 keep-alive", reply: "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok", body: "ok", size: 2, conns: 1, idle: 1},
-		{name: "until close", reply: "HTTP/1.1 200 OK\r\n\r\nall of it", closeAfter: always, body: "all of it", size: -1, conns: 5},
-		{name: "HEAD with Content-Length", reply: "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", req: fetch.Request{Head: true}, size: 1000, conns: 1, idle: 1},
-		{name: "204", reply: "HTTP/1.1 204 No Content\r\n\r\n", size: 0, conns: 1, idle: 1},
-		{name: "304", reply: "HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n", req: fetch.Request{IfModifiedSince: time.Unix(1e9, 0)}, kind: fetch.NotModified, conns: 1, idle: 1},
-		{name: "1xx first", reply: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n" + ok, body: "ok", size: 2, conns: 1, idle: 1},
-		{name: "404 with a body", reply: "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found", kind: fetch.NotFound, conns: 1, idle: 1},
-		{name: "redirect", reply: "HTTP/1.1 302 Found\r\nLocation: /x\r\nContent-Length: 5\r\n\r\nthere", body: "there", size: 5, conns: 1, idle: 1}, // reported, not followed
-		{name: "more than Content-Length", reply: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok and more", body: "ok", size: 2, conns: 5},
-		// The server stops short and half-closes; a connection pooled
-		// after it would be retried, so the pool itself is checked too.
-		{name: "cut short", reply: "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nok", closeAfter: always, kind: fetch.Incomplete, conns: 5},
-		{name: "chunked cut short", reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n", closeAfter: always, kind: fetch.Incomplete, conns: 5},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			base, accepted := exchangeServer(t, func(*http.Request) string { return tt.reply }, tt.closeAfter)
-			h := newHandler(t)
-			for i := range 5 {
-				req := tt.req
-				req.URL = parse(t, base+"/f")
-				res, body, err := get(t, h, &req)
-				if tt.kind != 0 {
-					if !errors.Is(err, tt.kind) {
-						t.Fatalf("request %d: %q, %v (kind %v); want kind %v", i, body, err, fetch.KindOf(err), tt.kind)
+func TestConnections(t *testing.T) {
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		const ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+		tests := []struct {
+			name       string
+			reply      string
+			closeAfter func(*http.Request) bool
+			req        fetch.Request
+			body       string
+			size       int64
+			kind       fetch.Kind // of the error, from Fetch or Read
+			conns      int32
+			idle       int // connections kept at the end
+		}{
+			{name: "keep-alive", reply: ok, body: "ok", size: 2, conns: 1, idle: 1},
+			{name: "chunked", reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n3\r\n!!!\r\n0\r\n\r\n", body: "ok!!!", size: -1, conns: 1, idle: 1},
+			{name: "chunked with a trailer", reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Sum: 1\r\n\r\n", body: "ok", size: -1, conns: 1, idle: 1},
+			{name: "Connection: close", reply: "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", closeAfter: always, body: "ok", size: 2, conns: 5},
+			{name: "HTTP/1.0", reply: "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", closeAfter: always, body: "ok", size: 2, conns: 5},
+			{name: "HTTP/1.0 keep-alive", reply: "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok", body: "ok", size: 2, conns: 1, idle: 1},
+			{name: "until close", reply: "HTTP/1.1 200 OK\r\n\r\nall of it", closeAfter: always, body: "all of it", size: -1, conns: 5},
+			{name: "HEAD with Content-Length", reply: "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", req: fetch.Request{Head: true}, size: 1000, conns: 1, idle: 1},
+			{name: "204", reply: "HTTP/1.1 204 No Content\r\n\r\n", size: 0, conns: 1, idle: 1},
+			{name: "304", reply: "HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n", req: fetch.Request{IfModifiedSince: time.Unix(1e9, 0)}, kind: fetch.NotModified, conns: 1, idle: 1},
+			{name: "1xx first", reply: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n" + ok, body: "ok", size: 2, conns: 1, idle: 1},
+			{name: "404 with a body", reply: "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found", kind: fetch.NotFound, conns: 1, idle: 1},
+			{name: "redirect", reply: "HTTP/1.1 302 Found\r\nLocation: /x\r\nContent-Length: 5\r\n\r\nthere", body: "there", size: 5, conns: 1, idle: 1}, // reported, not followed
+			{name: "more than Content-Length", reply: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok and more", body: "ok", size: 2, conns: 5},
+			// The server stops short and half-closes; a connection pooled
+			// after it would be retried, so the pool itself is checked too.
+			{name: "cut short", reply: "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nok", closeAfter: always, kind: fetch.Incomplete, conns: 5},
+			{name: "chunked cut short", reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n", closeAfter: always, kind: fetch.Incomplete, conns: 5},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				base, accepted := exchangeServer(t, func(*http.Request) string { return tt.reply }, tt.closeAfter)
+				h := tc.handler(t)
+				for i := range 5 {
+					req := tt.req
+					req.URL = parse(t, base+"/f")
+					res, body, err := get(t, h, &req)
+					if tt.kind != 0 {
+						if !errors.Is(err, tt.kind) {
+							t.Fatalf("request %d: %q, %v (kind %v); want kind %v", i, body, err, fetch.KindOf(err), tt.kind)
+						}
+						continue
 					}
-					continue
+					if err != nil {
+						t.Fatalf("request %d: %v", i, err)
+					}
+					if string(body) != tt.body || res.Size != tt.size {
+						t.Fatalf("request %d: %q (size %d); want %q (size %d)", i, body, res.Size, tt.body, tt.size)
+					}
 				}
-				if err != nil {
-					t.Fatalf("request %d: %v", i, err)
+				if n := accepted.Load(); n != tt.conns {
+					t.Errorf("%d connections for 5 requests, want %d", n, tt.conns)
 				}
-				if string(body) != tt.body || res.Size != tt.size {
-					t.Fatalf("request %d: %q (size %d); want %q (size %d)", i, body, res.Size, tt.body, tt.size)
+				if n := idleConns(h); !tc.netHTTP && n != tt.idle {
+					t.Errorf("%d idle connections kept, want %d", n, tt.idle)
 				}
-			}
-			if n := accepted.Load(); n != tt.conns {
-				t.Errorf("%d connections for 5 requests, want %d", n, tt.conns)
-			}
-			if n := idleConns(h); n != tt.idle {
-				t.Errorf("%d idle connections kept, want %d", n, tt.idle)
-			}
-		})
-	}
+			})
+		}
+	})
 }
 
-// TestH1StaleConnection: a server that closes a connection once it has
+// TestStaleConnection: a server that closes a connection once it has
 // idled (nginx after keepalive_timeout) makes the next request on it
 // fail before any reply; that request is made again on a new connection.
-func TestH1StaleConnection(t *testing.T) {
-	for _, reset := range []bool{false, true} {
-		name := "closed"
-		if reset {
-			name = "reset"
+func TestStaleConnection(t *testing.T) {
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		for _, reset := range []bool{false, true} {
+			name := "closed"
+			if reset {
+				name = "reset"
+			}
+			t.Run(name, func(t *testing.T) {
+				var accepted atomic.Int32
+				served := make(chan bool, 10)
+				addr := fetchtest.Serve(t, func(c net.Conn) {
+					accepted.Add(1)
+					r, err := http.ReadRequest(bufio.NewReader(c))
+					if err != nil {
+						return
+					}
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"+r.URL.Path[1:])
+					if reset {
+						c.(*net.TCPConn).SetLinger(0)
+					}
+					c.Close()
+					served <- true
+				})
+				h := tc.handler(t)
+				for _, p := range []string{"a1", "b2", "c3"} {
+					_, body, err := get(t, h, &fetch.Request{URL: parse(t, "http://"+addr+"/"+p)})
+					if err != nil || string(body) != p {
+						t.Fatalf("GET /%s: %q, %v", p, body, err)
+					}
+					<-served
+					time.Sleep(10 * time.Millisecond) // the FIN or RST reaches the client
+				}
+				if n := accepted.Load(); n != 3 {
+					t.Errorf("%d connections accepted, want 3", n)
+				}
+			})
 		}
-		t.Run(name, func(t *testing.T) {
-			var accepted atomic.Int32
-			served := make(chan bool, 10)
-			addr := fetchtest.Serve(t, func(c net.Conn) {
-				accepted.Add(1)
-				r, err := http.ReadRequest(bufio.NewReader(c))
-				if err != nil {
+	})
+}
+
+// TestHeaderBound: a reply's header longer than MaxHeaderBytes is an
+// error of Kind Protocol; one within it is read.
+func TestHeaderBound(t *testing.T) {
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		tests := []struct {
+			name  string
+			field int // bytes of one header field's value
+			kind  fetch.Kind
+		}{
+			{"within", 1000, 0},
+			{"over", 5000, fetch.Protocol},
+			{"over in a 1xx", -5000, fetch.Protocol},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				reply := "HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("a", max(tt.field, -tt.field)) + "\r\nContent-Length: 2\r\n\r\nok"
+				if tt.field < 0 {
+					reply = "HTTP/1.1 103 Early Hints\r\nLink: " + strings.Repeat("a", 3000) + "\r\n\r\nHTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("b", 3000) + "\r\nContent-Length: 2\r\n\r\nok"
+				}
+				base, _ := exchangeServer(t, func(*http.Request) string { return reply }, nil)
+				h := tc.handler(t)
+				h.MaxHeaderBytes = 4096
+				_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/")})
+				if tt.kind == 0 {
+					if err != nil || string(body) != "ok" {
+						t.Fatalf("got %q, %v; want ok", body, err)
+					}
 					return
 				}
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"+r.URL.Path[1:])
-				if reset {
-					c.(*net.TCPConn).SetLinger(0)
+				if !errors.Is(err, tt.kind) {
+					t.Fatalf("got %q, %v (kind %v); want kind %v", body, err, fetch.KindOf(err), tt.kind)
 				}
-				c.Close()
-				served <- true
 			})
-			h := newHandler(t)
-			for _, p := range []string{"a1", "b2", "c3"} {
-				_, body, err := get(t, h, &fetch.Request{URL: parse(t, "http://"+addr+"/"+p)})
-				if err != nil || string(body) != p {
-					t.Fatalf("GET /%s: %q, %v", p, body, err)
-				}
-				<-served
-				time.Sleep(10 * time.Millisecond) // the FIN or RST reaches the client
-			}
-			if n := accepted.Load(); n != 3 {
-				t.Errorf("%d connections accepted, want 3", n)
-			}
-		})
-	}
+		}
+	})
 }
 
-// TestH1HeaderBound: a reply's header longer than MaxHeaderBytes is an
-// error of Kind Protocol; one within it is read.
-func TestH1HeaderBound(t *testing.T) {
-	tests := []struct {
-		name  string
-		field int // bytes of one header field's value
-		kind  fetch.Kind
-	}{
-		{"within", 1000, 0},
-		{"over", 5000, fetch.Protocol},
-		{"over in a 1xx", -5000, fetch.Protocol},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			reply := "HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("a", max(tt.field, -tt.field)) + "\r\nContent-Length: 2\r\n\r\nok"
-			if tt.field < 0 {
-				reply = "HTTP/1.1 103 Early Hints\r\nLink: " + strings.Repeat("a", 3000) + "\r\n\r\nHTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("b", 3000) + "\r\nContent-Length: 2\r\n\r\nok"
-			}
-			base, _ := exchangeServer(t, func(*http.Request) string { return reply }, nil)
-			h := newHandler(t)
-			h.MaxHeaderBytes = 4096
-			_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/")})
-			if tt.kind == 0 {
-				if err != nil || string(body) != "ok" {
-					t.Fatalf("got %q, %v; want ok", body, err)
-				}
-				return
-			}
-			if !errors.Is(err, tt.kind) {
-				t.Fatalf("got %q, %v (kind %v); want kind %v", body, err, fetch.KindOf(err), tt.kind)
-			}
-		})
-	}
-}
-
-// TestH1MaxConnsPerHost runs more fetches at once than MaxConnsPerHost
+// TestMaxConnsPerHost runs more fetches at once than MaxConnsPerHost
 // and counts the connections open at once on the server's side.
-func TestH1MaxConnsPerHost(t *testing.T) {
-	var (
-		mu         sync.Mutex
-		open, peak int
-		seen       = map[string]bool{}
-	)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(5 * time.Millisecond)
-		io.WriteString(w, "ok")
-	}))
-	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+func TestMaxConnsPerHost(t *testing.T) {
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		var (
+			mu         sync.Mutex
+			open, peak int
+			seen       = map[string]bool{}
+		)
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(5 * time.Millisecond)
+			io.WriteString(w, "ok")
+		}))
+		srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch s {
+			case http.StateNew:
+				open++
+				peak = max(peak, open)
+				seen[c.RemoteAddr().String()] = true
+			case http.StateClosed, http.StateHijacked:
+				open--
+			}
+		}
+		srv.Start()
+		t.Cleanup(srv.Close)
+		h := tc.set(t, &Handler{MaxConnsPerHost: 3})
+		var wg sync.WaitGroup
+		for range 24 {
+			wg.Go(func() {
+				if _, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/")}); err != nil || string(body) != "ok" {
+					t.Errorf("got %q, %v", body, err)
+				}
+			})
+		}
+		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()
-		switch s {
-		case http.StateNew:
-			open++
-			peak = max(peak, open)
-			seen[c.RemoteAddr().String()] = true
-		case http.StateClosed, http.StateHijacked:
-			open--
+		if peak > 3 || len(seen) > 3 {
+			t.Errorf("%d connections open at once, %d in all; want at most 3", peak, len(seen))
 		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	h := &Handler{MaxConnsPerHost: 3}
-	t.Cleanup(func() { h.Close() })
-	var wg sync.WaitGroup
-	for range 24 {
-		wg.Go(func() {
-			if _, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/")}); err != nil || string(body) != "ok" {
-				t.Errorf("got %q, %v", body, err)
-			}
-		})
-	}
-	wg.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	if peak > 3 || len(seen) > 3 {
-		t.Errorf("%d connections open at once, %d in all; want at most 3", peak, len(seen))
-	}
-	if n := idleConns(h); n != len(seen) {
-		t.Errorf("%d idle connections kept, want %d", n, len(seen))
-	}
-}
-
-// TestH1WaitForSlot: a fetch waiting for a connection slot gives up when
-// its context ends, and the slot goes on to the next.
-func TestH1WaitForSlot(t *testing.T) {
-	release := make(chan struct{})
-	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/hold" {
-			<-release
+		if n := idleConns(h); !tc.netHTTP && n != len(seen) {
+			t.Errorf("%d idle connections kept, want %d", n, len(seen))
 		}
-		io.WriteString(w, "ok")
 	})
-	h := &Handler{MaxConnsPerHost: 1}
-	t.Cleanup(func() { h.Close() })
-	held := make(chan error, 1)
-	go func() {
-		_, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/hold")})
-		held <- err
-	}()
-	time.Sleep(50 * time.Millisecond) // the first fetch takes the one slot
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	_, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, srv.URL+"/")})
-	cancel()
-	if !errors.Is(err, fetch.Timeout) {
-		t.Errorf("fetch over the cap: %v (kind %v), want Timeout", err, fetch.KindOf(err))
-	}
-	close(release)
-	if err := <-held; err != nil {
-		t.Fatal(err)
-	}
-	if _, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/")}); err != nil || string(body) != "ok" {
-		t.Fatalf("after: %q, %v", body, err)
-	}
 }
 
-// TestH1CancelStalledBody cancels the context of a fetch whose body
+// TestWaitForSlot: a fetch waiting for a connection slot gives up when
+// its context ends, and the slot goes on to the next.
+func TestWaitForSlot(t *testing.T) {
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		release, holding := make(chan struct{}), make(chan struct{})
+		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/hold" {
+				close(holding)
+				<-release
+			}
+			io.WriteString(w, "ok")
+		})
+		h := tc.set(t, &Handler{MaxConnsPerHost: 1})
+		held := make(chan error, 1)
+		go func() {
+			_, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/hold")})
+			held <- err
+		}()
+		<-holding // the first fetch has the one slot
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		_, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, srv.URL+"/")})
+		cancel()
+		if !errors.Is(err, fetch.Timeout) {
+			t.Errorf("fetch over the cap: %v (kind %v), want Timeout", err, fetch.KindOf(err))
+		}
+		close(release)
+		if err := <-held; err != nil {
+			t.Fatal(err)
+		}
+		if _, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/")}); err != nil || string(body) != "ok" {
+			t.Fatalf("after: %q, %v", body, err)
+		}
+	})
+}
+
+// TestCancelStalledBody cancels the context of a fetch whose body
 // stalls: the Read blocked on it returns at once, with an error, and the
 // connection is not kept.
-func TestH1CancelStalledBody(t *testing.T) {
-	base := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", true)
-	h := newHandler(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	buf := make([]byte, 3)
-	if _, err := io.ReadFull(res.Body, buf); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := res.Body.Read(make([]byte, 10)); done <- err }()
-	time.Sleep(50 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, fetch.Canceled) {
-			t.Errorf("Read: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
+func TestCancelStalledBody(t *testing.T) {
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		base := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", true)
+		h := tc.handler(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the cancel did not end the blocked Read")
-	}
-	if n := idleConns(h); n != 0 {
-		t.Errorf("%d idle connections kept, want 0", n)
-	}
+		defer res.Body.Close()
+		buf := make([]byte, 3)
+		if _, err := io.ReadFull(res.Body, buf); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := res.Body.Read(make([]byte, 10)); done <- err }()
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, fetch.Canceled) {
+				t.Errorf("Read: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the cancel did not end the blocked Read")
+		}
+		if n := idleConns(h); !tc.netHTTP && n != 0 {
+			t.Errorf("%d idle connections kept, want 0", n)
+		}
+	})
 }
 
 // TestH1Transport: plain HTTP going direct is served by the Handler's own
@@ -355,66 +367,68 @@ func TestH1Transport(t *testing.T) {
 	}
 }
 
-// TestH1Waits stalls the server at each wait of a plain HTTP/1.1 request:
+// TestWaits stalls the server at each wait of a request, on each transport:
 // each ends after the idle timeout with an error of Kind Timeout naming
 // the wait; and a cancel of the context ends each at once, as Canceled.
-func TestH1Waits(t *testing.T) {
-	const idle = 300 * time.Millisecond
-	tests := []struct {
-		name, reply string
-		what        string // the wait named in the error
-		inBody      bool   // the wait is a Read of the body
-	}{
-		{name: "no reply", reply: "", what: "awaiting the reply"},
-		{name: "head cut", reply: "HTTP/1.1 200 OK\r\nContent-Le", what: "reading the reply headers"},
-		{name: "1xx then nothing", reply: "HTTP/1.1 100 Continue\r\n\r\n", what: "reading the reply headers"},
-		{name: "body stalls", reply: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", what: "reading the body", inBody: true},
-		{name: "chunked body stalls", reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n", what: "reading the body", inBody: true},
-		{name: "body to the end stalls", reply: "HTTP/1.1 200 OK\r\n\r\nabc", what: "reading the body", inBody: true},
-		{name: "gzip body stalls", reply: "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 100\r\n\r\n\x1f\x8b", what: "reading the body", inBody: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			base := rawServer(t, tt.reply, true)
-			h := newHandler(t)
-			// The idle timeout.
-			start := time.Now()
-			res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: idle})
-			if tt.inBody {
-				if err != nil {
-					t.Fatal(err)
+func TestWaits(t *testing.T) {
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		const idle = 300 * time.Millisecond
+		tests := []struct {
+			name, reply string
+			what        string // the wait named in the error
+			inBody      bool   // the wait is a Read of the body
+		}{
+			{name: "no reply", reply: "", what: "awaiting the reply"},
+			{name: "head cut", reply: "HTTP/1.1 200 OK\r\nContent-Le", what: "reading the reply headers"},
+			{name: "1xx then nothing", reply: "HTTP/1.1 100 Continue\r\n\r\n", what: "reading the reply headers"},
+			{name: "body stalls", reply: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", what: "reading the body", inBody: true},
+			{name: "chunked body stalls", reply: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n", what: "reading the body", inBody: true},
+			{name: "body to the end stalls", reply: "HTTP/1.1 200 OK\r\n\r\nabc", what: "reading the body", inBody: true},
+			{name: "gzip body stalls", reply: "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 100\r\n\r\n\x1f\x8b", what: "reading the body", inBody: true},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				base := rawServer(t, tt.reply, true)
+				h := tc.handler(t)
+				// The idle timeout.
+				start := time.Now()
+				res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: idle})
+				if tt.inBody {
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, err = io.ReadAll(res.Body)
+					res.Body.Close()
 				}
-				_, err = io.ReadAll(res.Body)
-				res.Body.Close()
-			}
-			want := tt.what + ": nothing for " + idle.String()
-			if !errors.Is(err, fetch.Timeout) || !strings.Contains(fmt.Sprint(err), want) {
-				t.Errorf("after the idle timeout: %v (kind %v), want kind Timeout, %q", err, fetch.KindOf(err), want)
-			}
-			if d := time.Since(start); d < idle {
-				t.Errorf("the timeout came after %v, before the idle timeout %v", d, idle)
-			}
+				want := tt.what + ": nothing for " + idle.String()
+				if !errors.Is(err, fetch.Timeout) || !strings.Contains(fmt.Sprint(err), want) {
+					t.Errorf("after the idle timeout: %v (kind %v), want kind Timeout, %q", err, fetch.KindOf(err), want)
+				}
+				if d := time.Since(start); d < idle {
+					t.Errorf("the timeout came after %v, before the idle timeout %v", d, idle)
+				}
 
-			// A cancel.
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			time.AfterFunc(100*time.Millisecond, cancel)
-			res, err = h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
-			if tt.inBody {
-				if err != nil {
-					t.Fatal(err)
+				// A cancel.
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				time.AfterFunc(100*time.Millisecond, cancel)
+				res, err = h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
+				if tt.inBody {
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, err = io.ReadAll(res.Body)
+					res.Body.Close()
 				}
-				_, err = io.ReadAll(res.Body)
-				res.Body.Close()
-			}
-			if !errors.Is(err, fetch.Canceled) {
-				t.Errorf("after a cancel: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
-			}
-			if n := idleConns(h); n != 0 {
-				t.Errorf("%d idle connections kept, want 0", n)
-			}
-		})
-	}
+				if !errors.Is(err, fetch.Canceled) {
+					t.Errorf("after a cancel: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
+				}
+				if n := idleConns(h); !tc.netHTTP && n != 0 {
+					t.Errorf("%d idle connections kept, want 0", n)
+				}
+			})
+		}
+	})
 }
 
 // TestH1ContextTie makes requests on one connection under one context,
@@ -464,51 +478,55 @@ func TestH1ContextTie(t *testing.T) {
 // put back often, nor idleTime after its first put when it was in use
 // meanwhile.
 func TestH1IdleExpiry(t *testing.T) {
-	const idle = 300 * time.Millisecond
-	p := &h1Pool{max: 1, idleTime: idle}
-	ctx := context.Background()
-	c1, c2 := net.Pipe()
-	defer c2.Close()
-	closed := make(chan time.Time, 1)
-	go func() {
-		io.Copy(io.Discard, c2)
-		closed <- time.Now()
-	}()
-	if pc, _, err := p.get(ctx, "k", false, nil); pc != nil || err != nil {
-		t.Fatalf("get of an empty pool = %v, %v", pc, err)
-	}
-	pc := p.newConn("k", c1)
-	take := func(what string) {
-		t.Helper()
-		got, reused, err := p.get(ctx, "k", false, nil)
-		if got != pc || !reused || err != nil {
-			t.Fatalf("%s: get = %p, %v, %v; want the idle connection %p", what, got, reused, err, pc)
+	// In a bubble the sleeps and the pool's timer run on its clock: the
+	// test takes no time, and the expiry comes exactly when it is due.
+	synctest.Test(t, func(t *testing.T) {
+		const idle = 300 * time.Millisecond
+		p := &h1Pool{max: 1, idleTime: idle}
+		ctx := context.Background()
+		c1, c2 := net.Pipe()
+		defer c2.Close()
+		closed := make(chan time.Time, 1)
+		go func() {
+			io.Copy(io.Discard, c2)
+			closed <- time.Now()
+		}()
+		if pc, _, err := p.get(ctx, "k", false, nil); pc != nil || err != nil {
+			t.Fatalf("get of an empty pool = %v, %v", pc, err)
 		}
-	}
-	pc.release(true)
-	// Taken and put back often, for longer than the idle time.
-	for range 10 {
-		time.Sleep(idle / 10)
-		take("reused often")
+		pc := p.newConn("k", c1)
+		take := func(what string) {
+			t.Helper()
+			got, reused, err := p.get(ctx, "k", false, nil)
+			if got != pc || !reused || err != nil {
+				t.Fatalf("%s: get = %p, %v, %v; want the idle connection %p", what, got, reused, err, pc)
+			}
+		}
 		pc.release(true)
-	}
-	// In use while the first timer would have fired, then put back.
-	take("before a long use")
-	time.Sleep(idle * 3 / 2)
-	pc.release(true)
-	time.Sleep(idle / 10)
-	take("after a long use")
-	pc.release(true)
-	last := time.Now()
-	select {
-	case at := <-closed:
-		if d := at.Sub(last); d < idle {
-			t.Errorf("closed %v after it was put back, before the idle time %v", d, idle)
+		// Taken and put back often, for longer than the idle time.
+		for range 10 {
+			time.Sleep(idle / 10)
+			take("reused often")
+			pc.release(true)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the idle connection was not closed")
-	}
-	if got, reused, _ := p.get(ctx, "k", false, nil); got != nil || reused {
-		t.Errorf("get after the expiry = %p, %v; want a slot to dial in", got, reused)
-	}
+		// In use while the first timer would have fired, then put back.
+		take("before a long use")
+		time.Sleep(idle * 3 / 2)
+		pc.release(true)
+		time.Sleep(idle / 10)
+		take("after a long use")
+		pc.release(true)
+		last := time.Now()
+		select {
+		case at := <-closed:
+			if d := at.Sub(last); d != idle {
+				t.Errorf("closed %v after it was put back, want the idle time %v", d, idle)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the idle connection was not closed")
+		}
+		if got, reused, _ := p.get(ctx, "k", false, nil); got != nil || reused {
+			t.Errorf("get after the expiry = %p, %v; want a slot to dial in", got, reused)
+		}
+	})
 }

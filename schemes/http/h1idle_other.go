@@ -4,7 +4,7 @@ package http
 
 import "net"
 
-// idleCheck is not made where a socket cannot be peeked at without a
+// idleCheck is not made where a socket cannot be looked at without a
 // read (see the Unix version): an idle connection that has stray bytes
 // waiting is then not told apart before reuse.
 type idleCheck struct{}
@@ -12,5 +12,5 @@ type idleCheck struct{}
 // newIdleCheck returns nil.
 func newIdleCheck(c net.Conn) *idleCheck { return nil }
 
-// pending reports false.
-func (ic *idleCheck) pending() bool { return false }
+// pending reports waitNothing.
+func (ic *idleCheck) pending() waiting { return waitNothing }

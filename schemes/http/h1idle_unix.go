@@ -6,25 +6,26 @@ import (
 	"net"
 	"syscall"
 
+	"github.com/rfc1738/fetch/fetch/wire"
 	"golang.org/x/sys/unix"
-
-	"github.com/rfc1738/fetch/fetch"
 )
 
 // idleCheck looks, without reading, whether an idle connection's socket
 // has anything waiting: bytes the server sent unasked, or its end. It is
-// made once per connection, so that a check costs no allocation.
+// made once per connection, so that a check that finds nothing, as most
+// do, costs no allocation.
 type idleCheck struct {
-	raw     syscall.RawConn
-	peek    func(fd uintptr) // for raw.Control
-	waiting bool             // peek's answer
-	fds     [1]unix.PollFd
+	raw   syscall.RawConn
+	look  func(fd uintptr) // for raw.Control
+	found waiting          // look's answer
+	fds   [1]unix.PollFd
+	buf   [1]byte
 }
 
 // newIdleCheck returns the check of c's socket, or nil when c is not a
 // TCP connection.
 func newIdleCheck(c net.Conn) *idleCheck {
-	tc, ok := fetch.TCPConn(c)
+	tc, ok := wire.TCPConn(c)
 	if !ok {
 		return nil
 	}
@@ -33,35 +34,59 @@ func newIdleCheck(c net.Conn) *idleCheck {
 		return nil
 	}
 	ic := &idleCheck{raw: raw}
-	ic.peek = func(fd uintptr) {
+	ic.look = func(fd uintptr) {
 		// A poll that does not wait: the socket is readable when a
 		// byte has come, or its end (the server closed it), or an
 		// error (a reset). Its arguments are ic's, so that it costs no
-		// allocation (unix.Recvfrom with MSG_PEEK makes an address).
+		// allocation.
 		ic.fds[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
 		for {
 			n, err := unix.Poll(ic.fds[:], 0)
 			if err == unix.EINTR {
 				continue
 			}
-			ic.waiting = n > 0 || err != nil
+			if err != nil {
+				ic.found = waitEnd
+				return
+			}
+			if n == 0 {
+				ic.found = waitNothing
+				return
+			}
+			break
+		}
+		// Something is there: a byte, or the end. A peek tells which;
+		// it does not wait, Go's sockets being non-blocking
+		// (unix.Recvfrom makes an address: only on this rare path).
+		for {
+			n, _, err := unix.Recvfrom(int(fd), ic.buf[:], unix.MSG_PEEK)
+			switch {
+			case err == unix.EINTR:
+				continue
+			case n > 0:
+				ic.found = waitBytes
+			case err == unix.EAGAIN || err == unix.EWOULDBLOCK:
+				ic.found = waitNothing // gone since the poll
+			default:
+				ic.found = waitEnd // the end of the stream, or an error
+			}
 			return
 		}
 	}
 	return ic
 }
 
-// pending reports whether anything is waiting on the socket. A nil
-// check, and a socket that cannot be looked at, report false.
-func (ic *idleCheck) pending() bool {
+// pending tells what waits on the socket. A nil check reports
+// waitNothing; a socket that cannot be looked at, waitEnd.
+func (ic *idleCheck) pending() waiting {
 	if ic == nil {
-		return false
+		return waitNothing
 	}
-	ic.waiting = false
+	ic.found = waitNothing
 	// Control, not Read: Read would refuse at once when the read
 	// deadline has passed, as an idle connection's may have.
-	if err := ic.raw.Control(ic.peek); err != nil {
-		return true // closed under it
+	if err := ic.raw.Control(ic.look); err != nil {
+		return waitEnd // closed under it
 	}
-	return ic.waiting
+	return ic.found
 }

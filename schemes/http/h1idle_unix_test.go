@@ -16,6 +16,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // TestH1IdleStray: bytes a server sends on a kept-alive connection while
@@ -93,7 +94,7 @@ func waitReadable(t *testing.T, h *Handler) {
 		}
 	}
 	p.mu.Unlock()
-	tc, ok := fetch.TCPConn(c)
+	tc, ok := wire.TCPConn(c)
 	if !ok {
 		t.Fatalf("no idle TCP connection: %v", c)
 	}

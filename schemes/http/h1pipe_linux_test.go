@@ -11,7 +11,7 @@ import (
 // it comes, with Nagle's algorithm on (as nginx does), holds the second
 // reply until the first is acknowledged; the client, with nothing left to
 // send, would acknowledge only when its delayed-ACK timer fires, 40 ms at
-// least on Linux. fetch.QuickAck sends the acknowledgement when the second
+// least on Linux. wire.QuickAck sends the acknowledgement when the second
 // request's turn comes, so rounds of two pipelined requests do not wait
 // for that timer. The bound is half the timer's minimum a round: a client
 // that waited for it in every round takes twice that at least.

@@ -342,3 +342,173 @@ func TestH1PipelineNotBehindBulk(t *testing.T) {
 	}
 	<-done
 }
+
+// TestH1PipelineOutOfStep: a server whose replies on a pipelined
+// connection are out of step with the requests (one too many, or one that
+// cannot be the reply to its request) poisons the connection: the
+// requests whose replies were not yet delivered are made again on a fresh
+// connection, the reply being read when the surplus shows fails (Kind
+// Protocol) rather than end as if whole, and pipelining to the host stops.
+// (Replies delivered before the surplus showed cannot be taken back: no
+// HTTP/1.1 client can match a well-framed reply to its request, which is
+// why pipelining is off by default.)
+func TestH1PipelineOutOfStep(t *testing.T) {
+	ok := func(p string) string {
+		return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(p), p)
+	}
+	const extra = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nextra"
+	tests := []struct {
+		name  string
+		head  bool
+		reply func(paths []string) string // the replies to the pipelined requests, in the order read
+		// the server closes the connection after them (and pipelining
+		// goes on)
+		closes bool
+		// what the request read n-th gets: its body, or an error of kind
+		want func(n int, path string) (string, fetch.Kind)
+	}{
+		{
+			name:  "one reply too many first",
+			reply: func(ps []string) string { return extra + ok(ps[0]) + ok(ps[1]) + ok(ps[2]) },
+			want: func(n int, p string) (string, fetch.Kind) {
+				if n == 2 {
+					return "", fetch.Protocol // the last: the surplus follows it
+				}
+				return "?", 0 // shifted, and delivered: not knowable then
+			},
+		},
+		{
+			name:  "one reply too many last",
+			reply: func(ps []string) string { return ok(ps[0]) + ok(ps[1]) + ok(ps[2]) + extra },
+			want: func(n int, p string) (string, fetch.Kind) {
+				if n == 2 {
+					return "", fetch.Protocol
+				}
+				return p, 0
+			},
+		},
+		{
+			name: "one reply too many after HEADs",
+			head: true,
+			reply: func(ps []string) string {
+				return "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n" + "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n" +
+					"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n" + extra
+			},
+			// The last HEAD's reply, not delivered, is asked for again.
+			want: func(n int, p string) (string, fetch.Kind) { return "", 0 },
+		},
+		{
+			name: "a 206 to a request for the whole",
+			reply: func(ps []string) string {
+				return ok(ps[0]) + "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-1/9\r\nContent-Length: 2\r\n\r\nxx" + ok(ps[2])
+			},
+			// The second and the third are made again.
+			want: func(n int, p string) (string, fetch.Kind) { return p, 0 },
+		},
+		{
+			// Not out of step: the server closes after the last reply,
+			// which is whole.
+			name:   "closed after the last reply",
+			reply:  func(ps []string) string { return ok(ps[0]) + ok(ps[1]) + ok(ps[2]) },
+			closes: true,
+			want:   func(n int, p string) (string, fetch.Kind) { return p, 0 },
+		},
+		{
+			name:  "a 304 to an unconditional request",
+			reply: func(ps []string) string { return ok(ps[0]) + ok(ps[1]) + "HTTP/1.1 304 Not Modified\r\n\r\n" },
+			want:  func(n int, p string) (string, fetch.Kind) { return p, 0 },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var accepted atomic.Int32
+			order := make(chan []string, 1)
+			addr := fetchtest.Serve(t, func(c net.Conn) {
+				first := accepted.Add(1) == 1
+				br := bufio.NewReader(c)
+				n := 0
+				var paths []string
+				for {
+					r, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					n++
+					if !first || n == 1 || len(paths) == 3 {
+						p := r.URL.Path
+						if r.Method == http.MethodHead {
+							fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", len(p))
+						} else {
+							io.WriteString(c, ok(p))
+						}
+						continue
+					}
+					// The three requests pipelined on the proven
+					// connection, answered out of step once all came.
+					paths = append(paths, r.URL.Path)
+					if len(paths) == 3 {
+						order <- paths
+						io.WriteString(c, tt.reply(paths))
+						if tt.closes {
+							return
+						}
+					}
+				}
+			})
+			base := "http://" + addr
+			h := &Handler{MaxConnsPerHost: 1, Pipeline: 4}
+			t.Cleanup(func() { h.Close() })
+			fetchMany(t, h, base, 1) // proves the connection
+
+			type outcome struct {
+				body string
+				size int64
+				err  error
+			}
+			var (
+				mu  sync.Mutex
+				got = map[string]outcome{}
+				wg  sync.WaitGroup
+			)
+			for _, p := range []string{"/a", "/b", "/c"} {
+				wg.Go(func() {
+					res, body, err := get(t, h, &fetch.Request{URL: parse(t, base+p), Head: tt.head})
+					var size int64
+					if res != nil {
+						size = res.Size
+					}
+					mu.Lock()
+					got[p] = outcome{string(body), size, err}
+					mu.Unlock()
+				})
+			}
+			wg.Wait()
+			var paths []string
+			select {
+			case paths = <-order:
+			default:
+				t.Fatalf("the three requests were not pipelined on one connection: %v", got)
+			}
+			for n, p := range paths {
+				body, kind := tt.want(n, p)
+				o := got[p]
+				switch {
+				case kind != 0:
+					if !errors.Is(o.err, kind) {
+						t.Errorf("%s (%d-th in line): %q, %v (kind %v); want kind %v", p, n+1, o.body, o.err, fetch.KindOf(o.err), kind)
+					}
+				case o.err != nil:
+					t.Errorf("%s (%d-th in line): %v", p, n+1, o.err)
+				case tt.head && o.size != int64(len(p)) && n == 2:
+					t.Errorf("%s (HEAD, %d-th in line): size %d, want %d from a reply of its own", p, n+1, o.size, len(p))
+				case body != "?" && o.body != body:
+					t.Errorf("%s (%d-th in line): %q, want %q", p, n+1, o.body, body)
+				}
+			}
+			if noPipe(h, base) == tt.closes {
+				t.Errorf("pipelining to the host stopped: %v, want %v", noPipe(h, base), !tt.closes)
+			}
+			fetchMany(t, h, base, 4)
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // h1Pool keeps the connections of plain HTTP/1.1 requests, by host:port: at
@@ -70,6 +71,7 @@ type h1Conn struct {
 	reading  bool      // a request reads its reply now (or is about to)
 	turns    []*h1Turn // requests written, waiting to read, in order
 	proven   bool      // an exchange on it ended with it kept alive
+	piped    bool      // a request was pipelined into the line read now
 	bulk     bool      // the reply read now is long: no request joins (see readingBulk)
 
 	check *idleCheck // looks whether anything came while it idled
@@ -123,7 +125,7 @@ func (p *h1Pool) get(ctx context.Context, key string, pipe bool, tr *fetch.Trace
 		pc.since = time.Time{}
 		p.take(hc, pc)
 		p.mu.Unlock()
-		if !pc.check.pending() {
+		if pc.check.pending() == waitNothing {
 			return pc, true, nil
 		}
 		// Something came on the connection while it idled: bytes no
@@ -238,7 +240,18 @@ func (pc *h1Conn) line() (turn *h1Turn, ok bool) {
 	}
 	turn = &h1Turn{ch: make(chan bool, 1)}
 	pc.turns = append(pc.turns, turn)
+	pc.piped = true
 	return turn, true
+}
+
+// isPiped reports whether a request was pipelined into the line of
+// replies pc reads now: the reply read now may be behind, or before,
+// another's.
+func (pc *h1Conn) isPiped() bool {
+	p := pc.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return pc.piped
 }
 
 // abandon gives up turn, whose request no longer waits: its reply, when
@@ -261,14 +274,35 @@ func (pc *h1Conn) abandon(turn *h1Turn) bool {
 // reads, or pc goes back to the pool when none is, provided reuse is set,
 // nothing unasked for is buffered, and no cancellation touched it;
 // otherwise pc is closed.
-func (pc *h1Conn) release(reuse bool) {
+//
+// When the line of replies just read had requests pipelined into it, and
+// something unasked for follows its last reply (buffered, or waiting on
+// the socket), the replies of the line cannot all be their requests': a
+// reply came that no request asked for, or one too many, and each reply
+// after it went to the request after its own. pc is closed, pipelining to
+// its host stops, and release returns an error of Kind Protocol for the
+// reply just read, whose end it is. Otherwise it returns nil.
+func (pc *h1Conn) release(reuse bool) error {
 	p := pc.pool
 	p.mu.Lock()
 	pc.inflight--
-	if !reuse || pc.closed || isDone(pc.watched) || (len(pc.turns) == 0 && pc.br.Buffered() != 0) {
+	if !reuse || pc.closed || isDone(pc.watched) {
 		p.mu.Unlock()
 		pc.close()
-		return
+		return nil
+	}
+	if len(pc.turns) == 0 {
+		piped := pc.piped
+		pc.piped = false
+		if pc.br.Buffered() != 0 || piped && pc.check.pending() == waitBytes {
+			p.mu.Unlock()
+			pc.close()
+			if !piped {
+				return nil // as net/http: the reply is whole; the rest is dropped
+			}
+			p.noPipeline(pc.key)
+			return fetch.Errorf(fetch.Protocol, "more than the replies asked for came on a pipelined connection to %s: they cannot be matched to their requests (pipelining to it stops)", pc.key)
+		}
 	}
 	pc.proven, pc.bulk = true, false
 	pc.lr.arm, pc.lr.done = 0, nil
@@ -280,29 +314,30 @@ func (pc *h1Conn) release(reuse bool) {
 		if turn.gone {
 			p.mu.Unlock()
 			pc.close()
-			return
+			return nil
 		}
 		// Nothing of the next reply yet: acknowledge this one now, which
 		// the server may be waiting for to send it: with Nagle's
 		// algorithm on (nginx), it holds the next reply until what it
 		// sent before is acknowledged, while this side, with no request
 		// left to send, has nothing to carry the acknowledgement on
-		// (see fetch.QuickAck).
+		// (see wire.QuickAck).
 		ack := pc.br.Buffered() == 0
 		turn.ch <- true // buffered: it waits for no one
 		p.offer(hc, pc)
 		if ack {
-			fetch.QuickAck(pc.conn)
+			wire.QuickAck(pc.conn)
 		}
-		return
+		return nil
 	}
 	pc.reading = false
 	if pc.inflight > 0 {
 		// Taken by a request that has yet to write: it reads at once.
 		p.offer(hc, pc)
-		return
+		return nil
 	}
 	p.rest(hc, pc)
+	return nil
 }
 
 // rest gives pc, which no request has now, to the oldest request waiting
@@ -535,7 +570,7 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 		c.Conn.SetReadDeadline(time.Now().Add(c.arm))
 		// A cancel before the deadline was set would be undone by it.
 		if isDone(c.done) {
-			c.Conn.SetReadDeadline(fetch.Past())
+			c.Conn.SetReadDeadline(wire.Past())
 		}
 		if !c.keep {
 			c.arm = 0

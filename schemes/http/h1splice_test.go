@@ -36,7 +36,7 @@ func copyToFile(t *testing.T, h *Handler, u string, idle time.Duration) ([]byte,
 // coming is a Timeout within about the idle time, while one that comes
 // slowly, never idle that long, completes.
 func TestH1Splice(t *testing.T) {
-	big := make([]byte, 2*fetch.SpliceChunk+12345)
+	big := make([]byte, 2*(4<<20)+12345)
 	for i := range big {
 		big[i] = byte(i * 7)
 	}

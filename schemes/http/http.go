@@ -66,7 +66,14 @@ type Handler struct {
 	// drops a pipelined request (it closes the connection without saying
 	// so in the reply before, or does not answer within the idle timeout)
 	// is pipelined to no more. A request waits for its turn as long as
-	// the replies before it take to read, within its context.
+	// the replies before it take to read, within its context. Replies out
+	// of step with their requests poison the connection: when more comes
+	// after the last reply asked for, that reply fails with Kind Protocol
+	// rather than end as whole; when a reply cannot answer its request (a
+	// 206 or 416 to a request without Range, a 304 to one without a
+	// condition), it is not delivered. The requests not yet answered are
+	// made again on a fresh connection, and the host is pipelined to no
+	// more. A reply delivered before such a sign cannot be taken back.
 	Pipeline int
 	// NetHTTP sends http requests through net/http's Transport too, as
 	// https requests always go, instead of the package's own HTTP/1.1
@@ -194,7 +201,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	rctx, cancel := context.WithCancelCause(ctx)
 	rctx, asked := withCertAsked(rctx)
 	wd := newWatchdog(cancel)
-	w := hopWaits{wd: wd, cancel: cancel}
+	w := hopWaits{wd: wd, cancel: cancel, outer: ctx}
 	line := func(proto string) string {
 		target := uri
 		if proxy != nil && u.Scheme == "http" {
@@ -253,6 +260,7 @@ func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, cr
 type hopWaits struct {
 	wd     *watchdog
 	cancel context.CancelCauseFunc
+	outer  context.Context // the fetch's context, which cancel does not end
 }
 
 // end stops the watchdog and cancels the hop's context.
@@ -303,6 +311,9 @@ func (h *Handler) reply(ctx context.Context, req *fetch.Request, u *url.URL, cre
 		// A 416 that does not say the size (lighttpd): ask for it.
 		drain(w, req, resp.Body)
 		w.end()
+		if w.outer != nil {
+			ctx = w.outer // the exchange's own has just ended
+		}
 		return h.wholeAlready(ctx, req, creds, offset)
 	}
 	if err != nil {

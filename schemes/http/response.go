@@ -227,7 +227,7 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		res.Offset = offset
 		res.Size = last - first + 1
 		if total >= 0 {
-			res.Extra[fetch.ExtraHTTPTotalSize] = strconv.FormatInt(total, 10)
+			res.Extra[ExtraTotalSize] = strconv.FormatInt(total, 10)
 		}
 	case offset > 0 && resp.StatusCode == http.StatusOK:
 		req.Trace.Notef("the server ignored Range: the whole resource follows")

@@ -71,29 +71,30 @@ func TestRedactLocation(t *testing.T) {
 // trace with its control characters escaped: a terminal shows it, it does
 // not obey it.
 func TestControlCharacters(t *testing.T) {
-	evil := "\x1b]0;PWNED\x07\x1b[2J\x9b31m"
-	for _, reply := range []string{
-		"HTTP/1.1 404 Not " + evil + "Found\r\nContent-Length: 0\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nX-Evil: a" + evil + "b\r\nContent-Length: 2\r\n\r\nok",
-		"HTTP/1.1 302 Found\r\nLocation: /x" + evil + "\r\nContent-Length: 0\r\n\r\n",
-	} {
-		base := rawServer(t, reply, false)
-		var tr bytes.Buffer
-		h := new(Handler)
-		t.Cleanup(func() { h.Close() })
-		res, _, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), Trace: fetch.NewTrace(&tr)})
-		text := tr.String()
-		if err != nil {
-			text += err.Error()
-		} else {
-			for k, v := range res.Extra {
-				text += k + v
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		evil := "\x1b]0;PWNED\x07\x1b[2J\x9b31m"
+		for _, reply := range []string{
+			"HTTP/1.1 404 Not " + evil + "Found\r\nContent-Length: 0\r\n\r\n",
+			"HTTP/1.1 200 OK\r\nX-Evil: a" + evil + "b\r\nContent-Length: 2\r\n\r\nok",
+			"HTTP/1.1 302 Found\r\nLocation: /x" + evil + "\r\nContent-Length: 0\r\n\r\n",
+		} {
+			base := rawServer(t, reply, false)
+			var tr bytes.Buffer
+			h := tc.handler(t)
+			res, _, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), Trace: fetch.NewTrace(&tr)})
+			text := tr.String()
+			if err != nil {
+				text += err.Error()
+			} else {
+				for k, v := range res.Extra {
+					text += k + v
+				}
+			}
+			if hasControl(text) {
+				t.Errorf("reply %q: control characters reach the trace or error:\n%q", reply, text)
 			}
 		}
-		if hasControl(text) {
-			t.Errorf("reply %q: control characters reach the trace or error:\n%q", reply, text)
-		}
-	}
+	})
 }
 
 // hasControl reports whether s holds a control character other than the
@@ -110,19 +111,21 @@ func hasControl(s string) bool {
 // TestResourceFields checks the Resource's metadata from the reply's
 // header fields, whatever the case the server writes their names in.
 func TestResourceFields(t *testing.T) {
-	for _, reply := range []string{
-		"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\nETag: \"v1\"\r\nContent-Length: 2\r\n\r\nok",
-		"HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\nlast-modified: Sun, 06 Nov 1994 08:49:37 GMT\r\netag: \"v1\"\r\ncontent-length: 2\r\n\r\nok",
-	} {
-		base := rawServer(t, reply, false)
-		h := newHandler(t)
-		res, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/")})
-		if err != nil {
-			t.Fatalf("reply %q: %v", reply, err)
+	onBoth(t, func(t *testing.T, tc transportCase) {
+		for _, reply := range []string{
+			"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\nETag: \"v1\"\r\nContent-Length: 2\r\n\r\nok",
+			"HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\nlast-modified: Sun, 06 Nov 1994 08:49:37 GMT\r\netag: \"v1\"\r\ncontent-length: 2\r\n\r\nok",
+		} {
+			base := rawServer(t, reply, false)
+			h := tc.handler(t)
+			res, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/")})
+			if err != nil {
+				t.Fatalf("reply %q: %v", reply, err)
+			}
+			want := time.Date(1994, 11, 6, 8, 49, 37, 0, time.UTC)
+			if string(body) != "ok" || res.Size != 2 || res.MediaType != "text/plain; charset=utf-8" || !res.ModTime.Equal(want) || res.Extra[fetch.ExtraETag] != `"v1"` {
+				t.Errorf("reply %q: body %q, Size %d, MediaType %q, ModTime %v, ETag %q", reply, body, res.Size, res.MediaType, res.ModTime, res.Extra[fetch.ExtraETag])
+			}
 		}
-		want := time.Date(1994, 11, 6, 8, 49, 37, 0, time.UTC)
-		if string(body) != "ok" || res.Size != 2 || res.MediaType != "text/plain; charset=utf-8" || !res.ModTime.Equal(want) || res.Extra[fetch.ExtraETag] != `"v1"` {
-			t.Errorf("reply %q: body %q, Size %d, MediaType %q, ModTime %v, ETag %q", reply, body, res.Size, res.MediaType, res.ModTime, res.Extra[fetch.ExtraETag])
-		}
-	}
+	})
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -152,7 +153,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		if err != nil {
 			return nil, err
 		}
-		res.Extra["address"] = to
+		res.Extra[ExtraAddress] = to
 		return res, nil
 	}
 	p, err := h.prepare(req)
@@ -181,16 +182,16 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	if err != nil {
 		return nil, err
 	}
-	res.Extra["address"] = p.to
-	res.Extra["message-id"] = p.msg.msgID
-	res.Extra["relay"] = rl.addr()
-	res.Extra["reply"] = reply
+	res.Extra[ExtraAddress] = p.to
+	res.Extra[ExtraMessageID] = p.msg.msgID
+	res.Extra[ExtraRelay] = rl.addr()
+	res.Extra[ExtraReply] = reply
 	return res, nil
 }
 
 // send holds the SMTP conversation and returns the relay's final reply.
 func (h *Handler) send(ctx context.Context, req *fetch.Request, rl relay, creds *url.Userinfo, p *prepared) (string, error) {
-	conn, err := req.Dial(ctx, "tcp", rl.addr())
+	conn, err := wire.Dial(ctx, req, "tcp", rl.addr())
 	if err != nil {
 		return "", err
 	}

@@ -83,7 +83,7 @@ func TestSend(t *testing.T) {
 	if !regexp.MustCompile(`^<[^<>@ ]+@client\.test>$`).MatchString(id) {
 		t.Errorf("Message-ID %q", id)
 	}
-	if res.Extra["message-id"] != id || res.Extra["address"] != "joe%x@example.com" || !strings.HasPrefix(res.Extra["reply"], "250") {
+	if res.Extra[ExtraMessageID] != id || res.Extra[ExtraAddress] != "joe%x@example.com" || !strings.HasPrefix(res.Extra[ExtraReply], "250") {
 		t.Errorf("receipt %q", res.Extra)
 	}
 	if _, body, _ := strings.Cut(m.Data, "\r\n\r\n"); body != "Hello,\r\n.leading dot\r\nbye\r\n" {
@@ -112,8 +112,8 @@ func TestSendKeepsHeaders(t *testing.T) {
 			t.Errorf("%s appears %d times:\n%s", name, n, m.Data)
 		}
 	}
-	if res.Extra["message-id"] != "<given@example.org>" {
-		t.Errorf("message-id %q", res.Extra["message-id"])
+	if res.Extra[ExtraMessageID] != "<given@example.org>" {
+		t.Errorf("message-id %q", res.Extra[ExtraMessageID])
 	}
 	if !strings.HasSuffix(m.Data, "\r\n\r\nbody\r\n") {
 		t.Errorf("data %q", m.Data)
@@ -150,7 +150,7 @@ func TestHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Kind != fetch.KindMessage || res.Extra["address"] != "bob%x@example.com" {
+	if res.Kind != fetch.KindMessage || res.Extra[ExtraAddress] != "bob%x@example.com" {
 		t.Errorf("Head: %+v", res)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -103,7 +104,7 @@ func (c *client) cmd(want int, shown, line string) (int, string, error) {
 	}
 	// A reply is awaited now: a relay that writes it in pieces with
 	// Nagle's algorithm on waits for the first to be acknowledged.
-	fetch.QuickAck(c.conn)
+	wire.QuickAck(c.conn)
 	return c.reply(want)
 }
 
@@ -205,7 +206,7 @@ func (c *client) data(m *message) (string, error) {
 	if err := dw.Close(); err != nil {
 		return "", err
 	}
-	fetch.QuickAck(c.conn) // as in cmd
+	wire.QuickAck(c.conn) // as in cmd
 	code, msg, err := c.reply(250)
 	if err != nil {
 		return "", err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // Close reads what is left of a reply up to its final "." so that the
@@ -92,7 +93,7 @@ func (b *dotBody) Close() error {
 		}
 		b.mu.Unlock()
 		if busy {
-			b.s.raw.Conn.SetDeadline(fetch.Past())
+			b.s.raw.Conn.SetDeadline(wire.Past())
 			b.h.release(b.s, false)
 			return
 		}
@@ -131,7 +132,7 @@ func (s *session) abortAfter(d time.Duration) (stop func()) {
 		if stopped {
 			return
 		}
-		s.raw.Conn.SetReadDeadline(fetch.Past())
+		s.raw.Conn.SetReadDeadline(wire.Past())
 		t = time.AfterFunc(50*time.Millisecond, abort)
 	}
 	t = time.AfterFunc(d, abort)

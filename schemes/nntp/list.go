@@ -33,7 +33,7 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 	if err != nil {
 		return nil, err
 	}
-	list := res.Extra["nntp-list"]
+	list := res.Extra[ExtraList]
 	br := bufio.NewReaderSize(res.Body, 4096)
 	next := func() (fetch.Entry, error) {
 		for {

@@ -25,7 +25,7 @@ const maxRenderLine = 64 << 10
 //	overview:   "   1  Subject  (From)  news:unique@host"
 //	group list: "local.test  3 articles  news:local.test"
 func Render(w io.Writer, res *fetch.Resource) error {
-	list := res.Extra["nntp-list"]
+	list := res.Extra[ExtraList]
 	if list == "" {
 		_, err := io.Copy(w, res.Body)
 		return err
@@ -82,7 +82,7 @@ func overviewEntry(res *fetch.Resource, line string) string {
 	num, subject, from, id := f[0], f[1], f[2], strings.TrimSuffix(strings.TrimPrefix(f[4], "<"), ">")
 	var link string
 	if u := res.URL; u != nil && (u.Scheme == "nntp" || u.Scheme == "nntps") && digits(num) {
-		link = serverURL(u) + "/" + url.Escape(res.Extra["nntp-group"], "") + "/" + num
+		link = serverURL(u) + "/" + url.Escape(res.Extra[ExtraGroup], "") + "/" + num
 	} else if id != "" {
 		link = newsScheme(res) + ":" + url.Escape(id, ";/?:&=@")
 	}

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -51,7 +52,7 @@ type Handler struct {
 	IdleTime time.Duration
 
 	poolOnce sync.Once
-	idle     *fetch.Pool[poolKey, *session] // see pool.go
+	idle     *wire.Pool[poolKey, *session] // see pool.go
 }
 
 var (
@@ -150,7 +151,7 @@ func (h *Handler) article(s *session, req *fetch.Request, t *target, res *fetch.
 			return nil, err
 		}
 		arg = strconv.FormatInt(t.number, 10)
-		res.Extra["nntp-group"] = t.group
+		res.Extra[ExtraGroup] = t.group
 	}
 	r, err := s.cmd(verb + " " + arg)
 	if err != nil {
@@ -163,8 +164,8 @@ func (h *Handler) article(s *session, req *fetch.Request, t *target, res *fetch.
 		return nil, replyError(verb+" "+arg, r)
 	}
 	if f := strings.Fields(r.Text); len(f) >= 2 {
-		res.Extra["nntp-article"] = f[0]
-		res.Extra["nntp-message-id"] = clip(f[1])
+		res.Extra[ExtraArticle] = f[0]
+		res.Extra[ExtraMessageID] = clip(f[1])
 	}
 	if req.Head {
 		hdr, err := s.readShortBlock(maxHeadBytes)
@@ -188,11 +189,11 @@ func (h *Handler) overview(s *session, req *fetch.Request, t *target, res *fetch
 	if err != nil {
 		return nil, err
 	}
-	res.Extra["nntp-group"] = t.group
-	res.Extra["nntp-list"] = "overview"
-	res.Extra["nntp-count"] = strconv.FormatInt(count, 10)
-	res.Extra["nntp-low"] = strconv.FormatInt(low, 10)
-	res.Extra["nntp-high"] = strconv.FormatInt(high, 10)
+	res.Extra[ExtraGroup] = t.group
+	res.Extra[ExtraList] = "overview"
+	res.Extra[ExtraCount] = strconv.FormatInt(count, 10)
+	res.Extra[ExtraLow] = strconv.FormatInt(low, 10)
+	res.Extra[ExtraHigh] = strconv.FormatInt(high, 10)
 	if req.Head || count == 0 || high < low {
 		res.Body = fetch.NoBody
 		if !req.Head {
@@ -233,9 +234,9 @@ func (h *Handler) overview(s *session, req *fetch.Request, t *target, res *fetch
 // RFC 977 servers) or of their descriptions (LIST NEWSGROUPS).
 func (h *Handler) groupList(s *session, req *fetch.Request, t *target, res *fetch.Resource) (*fetch.Resource, error) {
 	res.Kind, res.MediaType = fetch.KindList, "text/plain"
-	res.Extra["nntp-list"] = "active"
+	res.Extra[ExtraList] = "active"
 	if t.descr {
-		res.Extra["nntp-list"] = "newsgroups"
+		res.Extra[ExtraList] = "newsgroups"
 	}
 	if req.Head {
 		res.Body = fetch.NoBody
@@ -276,7 +277,7 @@ func headMeta(res *fetch.Resource, hdr []byte) {
 	}
 	for _, k := range []string{"Message-Id", "Subject", "From", "Newsgroups"} {
 		if v := h.Get(k); v != "" {
-			res.Extra["nntp-"+strings.ToLower(k)] = clip(v)
+			res.Extra[ExtraHeaderPrefix+strings.ToLower(k)] = clip(v)
 		}
 	}
 }

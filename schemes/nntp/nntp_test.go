@@ -490,11 +490,11 @@ func TestHead(t *testing.T) {
 	if want := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC); !res.ModTime.Equal(want) {
 		t.Errorf("ModTime = %v, want %v", res.ModTime, want)
 	}
-	if res.Extra["nntp-subject"] != "first" || res.Extra["nntp-message-id"] != "<one@example.org>" {
+	if res.Extra["nntp-subject"] != "first" || res.Extra[ExtraMessageID] != "<one@example.org>" {
 		t.Errorf("Extra = %v", res.Extra)
 	}
 	res, _, err = get(t, h, "news:local.test", func(r *fetch.Request) { r.Head = true })
-	if err != nil || res.Extra["nntp-count"] != "2" || res.Extra["nntp-high"] != "2" {
+	if err != nil || res.Extra[ExtraCount] != "2" || res.Extra[ExtraHigh] != "2" {
 		t.Fatalf("Head of a group: %v, %v", res, err)
 	}
 	if slices.ContainsFunc(f.received(), func(l string) bool { return strings.HasPrefix(l, "OVER") }) {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // poolKey says which idle sessions a request may reuse: same server, same
@@ -26,9 +27,9 @@ func keyFor(req *fetch.Request, t *target) poolKey {
 
 // pool returns the Handler's pool of idle sessions, made on first use
 // from MaxIdle and IdleTime.
-func (h *Handler) pool() *fetch.Pool[poolKey, *session] {
+func (h *Handler) pool() *wire.Pool[poolKey, *session] {
 	h.poolOnce.Do(func() {
-		h.idle = &fetch.Pool[poolKey, *session]{MaxIdle: h.MaxIdle, IdleTime: h.IdleTime, Discard: (*session).quit}
+		h.idle = &wire.Pool[poolKey, *session]{MaxIdle: h.MaxIdle, IdleTime: h.IdleTime, Discard: (*session).quit}
 	})
 	return h.idle
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // TestDrippedGreeting checks that a greeting dripped a byte at a time
@@ -28,7 +29,7 @@ func TestDrippedGreeting(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "news:one@example.org"), IdleTimeout: 500 * time.Millisecond})
-	if fetch.KindOf(err) != fetch.Timeout || !errors.Is(err, fetch.ErrReplyTimeout) || ctx.Err() != nil {
+	if fetch.KindOf(err) != fetch.Timeout || !errors.Is(err, wire.ErrReplyTimeout) || ctx.Err() != nil {
 		t.Errorf("Fetch from a dripping server: %v, want the whole reply's Timeout before the context's end", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -22,8 +23,8 @@ import (
 // A session is used by one request at a time.
 type session struct {
 	key   poolKey
-	raw   *fetch.Conn // the TCP connection, with idle deadlines
-	nc    net.Conn    // raw, or a TLS client over raw
+	raw   *wire.Conn // the TCP connection, with idle deadlines
+	nc    net.Conn   // raw, or a TLS client over raw
 	r     *textproto.Reader
 	w     *textproto.Writer
 	trace *fetch.Trace
@@ -48,7 +49,7 @@ const bufSize = 32 << 10
 // reads the greeting, and switches the server to reader mode when it asks
 // for that. The session is tied to ctx until release.
 func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey) (*session, error) {
-	raw, err := req.Dial(ctx, "tcp", t.addr())
+	raw, err := wire.Dial(ctx, req, "tcp", t.addr())
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func (s *session) send(line, shown string) error {
 	}
 	// A reply is awaited now: a server that writes it in pieces with
 	// Nagle's algorithm on waits for the first to be acknowledged.
-	fetch.QuickAck(s.nc)
+	wire.QuickAck(s.nc)
 	return nil
 }
 

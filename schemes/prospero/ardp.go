@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // ARDP limits.
@@ -75,7 +76,7 @@ func newSession(ctx context.Context, conn net.Conn, trace *fetch.Trace, retransm
 	l.stop = context.AfterFunc(ctx, func() {
 		err := context.Cause(ctx)
 		l.cause.Store(&err)
-		conn.SetDeadline(fetch.Past())
+		conn.SetDeadline(wire.Past())
 	})
 	return l
 }

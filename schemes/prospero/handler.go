@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -110,7 +111,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 
 // dial opens the UDP socket to t's server and ties it to ctx.
 func (h *Handler) dial(ctx context.Context, req *fetch.Request, t target) (*session, error) {
-	c, err := req.Dial(ctx, "udp", t.server().HostPort())
+	c, err := wire.Dial(ctx, req, "udp", t.server().HostPort())
 	if err != nil {
 		return nil, err
 	}
@@ -157,10 +158,10 @@ func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t
 	}
 	res := &fetch.Resource{URL: req.URL, Size: inf.size, ModTime: inf.modTime, Extra: map[string]string{}, Body: fetch.NoBody}
 	if inf.modes != "" {
-		res.Extra["prospero-unix-modes"] = inf.modes
+		res.Extra[ExtraUnixModes] = inf.modes
 	}
 	if len(inf.methods) > 0 {
-		res.Extra["prospero-access-methods"] = inf.methodNames()
+		res.Extra[ExtraAccessMethods] = inf.methodNames()
 	}
 	switch {
 	case len(inf.methods) == 0:
@@ -179,7 +180,7 @@ func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t
 		return res, nil
 	case inf.method("PROSPERO-CONTENTS") != nil:
 		res.Kind = fetch.KindFile
-		res.Extra["prospero-access-method"] = "PROSPERO-CONTENTS"
+		res.Extra[ExtraAccessMethod] = "PROSPERO-CONTENTS"
 		if req.Head {
 			s.close()
 			return res, nil

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -166,7 +167,7 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request) (*Session, error
 	if err := ctx.Err(); err != nil {
 		return nil, fetch.Classify(context.Cause(ctx))
 	}
-	conn, err := req.Dial(ctx, "tcp", u.HostPort())
+	conn, err := wire.Dial(ctx, req, "tcp", u.HostPort())
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // interruptible returns a reader of f whose pending Read release ends, so
@@ -27,7 +27,7 @@ func interruptible(f *os.File) (io.Reader, func()) {
 	}
 	nf := os.NewFile(uintptr(dup), f.Name())
 	return nf, func() {
-		nf.SetReadDeadline(fetch.Past())
+		nf.SetReadDeadline(wire.Past())
 		nf.Close()
 		syscall.SetNonblock(fd, false)
 	}

@@ -15,6 +15,7 @@ import (
 	ztelnet "github.com/ziutek/telnet"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // Session is an open telnet connection seen as the text stream of the
@@ -71,24 +72,24 @@ var _ io.ReadWriteCloser = (*Session)(nil)
 // width×height.
 func newSession(ctx context.Context, conn net.Conn, idle time.Duration, trace *fetch.Trace, width, height int) *Session {
 	s := &Session{raw: conn, ctx: ctx, idle: idle, trace: trace, width: width, height: height}
-	s.tc, _ = ztelnet.NewConn(wire{Conn: conn, s: s}) // NewConn never fails
+	s.tc, _ = ztelnet.NewConn(lineSide{Conn: conn, s: s}) // NewConn never fails
 	s.stop = context.AfterFunc(ctx, func() {
 		s.dlMu.Lock()
-		s.raw.SetDeadline(fetch.Past())
+		s.raw.SetDeadline(wire.Past())
 		s.dlMu.Unlock()
 	})
 	return s
 }
 
-// wire is the connection as the telnet library sees it: its writes (the
+// lineSide is the connection as the telnet library sees it: its writes (the
 // session's text and the library's option replies alike) wait at most the
 // idle timeout.
-type wire struct {
+type lineSide struct {
 	net.Conn
 	s *Session
 }
 
-func (w wire) Write(p []byte) (int, error) {
+func (w lineSide) Write(p []byte) (int, error) {
 	if w.s.replaceNAWS(p) {
 		return len(p), nil
 	}
@@ -333,7 +334,7 @@ func (s *Session) Write(p []byte) (int, error) {
 	// An answer (an echo, a prompt) is awaited now: a server that
 	// writes it in pieces with Nagle's algorithm on waits for the first
 	// to be acknowledged.
-	fetch.QuickAck(s.raw)
+	wire.QuickAck(s.raw)
 	return len(p), nil
 }
 

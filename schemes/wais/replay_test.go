@@ -253,8 +253,8 @@ func TestReplaySearches(t *testing.T) {
 				t.Fatal(err)
 			}
 			hits := hitLines(t, body)
-			if len(hits) != len(tc.want) || res.Extra["wais-hits"] != itoa(len(tc.want)) {
-				t.Fatalf("%d hits (%s), want %d:\n%s", len(hits), res.Extra["wais-hits"], len(tc.want), body)
+			if len(hits) != len(tc.want) || res.Extra[ExtraHits] != itoa(len(tc.want)) {
+				t.Fatalf("%d hits (%s), want %d:\n%s", len(hits), res.Extra[ExtraHits], len(tc.want), body)
 			}
 			for i, w := range tc.want {
 				if !strings.HasPrefix(hits[i].Headline, w) {

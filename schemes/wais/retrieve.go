@@ -28,7 +28,7 @@ func (h *Handler) retrieve(s *session, req *fetch.Request, db, docID, wtype stri
 		MediaType: mediaType(wtype),
 		Size:      size,
 		Offset:    req.Offset,
-		Extra:     map[string]string{"wais-type": wtype},
+		Extra:     map[string]string{ExtraType: wtype},
 		Body:      d,
 	}, nil
 }

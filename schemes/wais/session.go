@@ -7,13 +7,14 @@ import (
 	"sync"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // session is one connection to a WAIS server: strictly alternating
 // request and response messages (wais.md §1). The server keeps no state
 // between them.
 type session struct {
-	conn  *fetch.Conn
+	conn  *wire.Conn
 	stop  func() bool
 	trace *fetch.Trace
 	limit int
@@ -26,7 +27,7 @@ type session struct {
 // open dials the request's host, ties the connection to ctx, and sends the
 // optional init unless the handler skips it.
 func (h *Handler) open(ctx context.Context, req *fetch.Request) (*session, error) {
-	conn, err := req.Dial(ctx, "tcp", req.URL.HostPort())
+	conn, err := wire.Dial(ctx, req, "tcp", req.URL.HostPort())
 	if err != nil {
 		return nil, err
 	}
@@ -58,8 +59,8 @@ func (s *session) roundTrip(a []byte, line string, want byte) (*response, error)
 		return nil, ioError(err, "sending a request")
 	}
 	// freeWAIS writes its answer in two pieces with Nagle's algorithm
-	// on: acknowledge the first at once (see fetch.QuickAck).
-	fetch.QuickAck(s.conn)
+	// on: acknowledge the first at once (see wire.QuickAck).
+	wire.QuickAck(s.conn)
 	b, err := readMessage(s.conn, s.limit)
 	if err != nil {
 		return nil, err

@@ -229,7 +229,7 @@ func listResource(hits []Hit) *fetch.Resource {
 		Kind:      fetch.KindList,
 		MediaType: "text/plain",
 		Size:      int64(len(b)),
-		Extra:     map[string]string{"wais-hits": strconv.Itoa(len(hits))},
+		Extra:     map[string]string{ExtraHits: strconv.Itoa(len(hits))},
 		Body:      io.NopCloser(bytes.NewReader(b)),
 	}
 }

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package fetch
-
-import "net"
-
-// setLowat does nothing here: only Linux splices from a socket to a file,
-// and only there does a Splicer ask for a low mark.
-func setLowat(c *net.TCPConn, n int) bool { return false }

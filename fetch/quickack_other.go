@@ -1,9 +1,0 @@
-//go:build !linux
-
-package fetch
-
-import "net"
-
-// QuickAck does nothing where TCP_QUICKACK is not there (see the Linux
-// version).
-func QuickAck(c net.Conn) {}
