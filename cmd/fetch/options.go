@@ -57,9 +57,10 @@ type config struct {
 	scoped       []*option   // the options given that some schemes ignore
 	warc         warcSink    // --warc-file
 	batch        batchConfig
-	net          netConfig  // options_net.go
-	auth         authConfig // options_auth.go
-	tls          tlsConfig  // options_tls.go
+	net          netConfig    // options_net.go
+	auth         authConfig   // options_auth.go
+	tls          tlsConfig    // options_tls.go
+	cookies      cookieConfig // options_cookie.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -91,6 +92,7 @@ var (
 		netOptions,
 		authOptions,
 		tlsOptions,
+		cookieOptions,
 		warcOptions,
 		batchOptions,
 	)
