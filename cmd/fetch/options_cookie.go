@@ -36,10 +36,10 @@ var cookieOptions = []option{
 		}},
 	{long: "cookie-jar", short: 'c', arg: "FILE", schemes: []string{"http"},
 		help: "http(s): keep cookies, and write them all to FILE (Netscape format; - for stdout) when done",
-		set: func(c *config, v string) error { c.cookies.engine, c.cookies.jar = true, v; return nil }},
+		set:  func(c *config, v string) error { c.cookies.engine, c.cookies.jar = true, v; return nil }},
 	{long: "junk-session-cookies", short: 'j', schemes: []string{"http"},
 		help: "http(s): with -b FILE, leave out the file's session cookies (those without an expiry)",
-		set: func(c *config, _ string) error { c.cookies.junk = true; return nil }},
+		set:  func(c *config, _ string) error { c.cookies.junk = true; return nil }},
 }
 
 // newJar returns the jar the options ask for, loaded from the -b files, or
