@@ -92,7 +92,6 @@ var (
 		netOptions,
 		authOptions,
 		tlsOptions,
-		cookieOptions,
 		warcOptions,
 		batchOptions,
 	)
@@ -100,6 +99,8 @@ var (
 		ftpOptions,
 		gopherOptions,
 		httpOptions,
+		httpAuthOptions,
+		cookieOptions,
 		headerOptions,
 		mailtoOptions,
 		nntpOptions,
