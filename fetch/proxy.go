@@ -267,7 +267,7 @@ func (r *Request) dialProxy(ctx context.Context, network, addr string, p *neturl
 		target = net.JoinHostPort(targetIP.String(), port)
 	}
 	r.Trace.Notef("connecting to %s through the %s proxy %s", target, p.Scheme, p.Redacted())
-	pc, err := r.dialHost(ctx, "tcp", p.Hostname(), p.Port())
+	pc, err := r.dialHost(ctx, r.net.family("tcp"), p.Hostname(), p.Port())
 	if err != nil {
 		return nil, err
 	}
@@ -299,6 +299,12 @@ func (r *Request) dialProxy(ctx context.Context, network, addr string, p *neturl
 			return nil, err
 		}
 		return nil, &Error{Kind: Connect, Err: fmt.Errorf("proxy %s: %w", p.Redacted(), err)}
+	}
+	if _, plain := c.(*dialed); !plain {
+		// A tunnel inside TLS, a SOCKS connection, bytes read ahead:
+		// what is under it is not the target's stream, so a walk down
+		// NetConn (to splice from the socket) must stop here.
+		c = &tunnelConn{c}
 	}
 	d := &dialed{Conn: c, addr: pc.addr, host: host, tunnel: true, named: true}
 	if targetIP.IsValid() {
@@ -393,6 +399,10 @@ func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string
 	}
 	return c, nil
 }
+
+// tunnelConn is a tunnel whose underlying connection does not carry the
+// target's bytes as they are. It has no NetConn method, on purpose.
+type tunnelConn struct{ net.Conn }
 
 // prefixConn is a connection whose first bytes were read already.
 type prefixConn struct {
