@@ -15,6 +15,7 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/temoto/robotstxt v1.1.2
 	github.com/vbauerster/mpb/v8 v8.16.2
+	go.etcd.io/bbolt v1.4.3
 	golang.org/x/net v0.60.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0

@@ -28,7 +28,9 @@ import (
 // "%25"), and a name repeated in one directory (two menu items with the
 // same title) gets " (2)", " (3)", ... Entries that are neither files nor
 // directories (gopher searches, telnet sessions, information lines) are
-// left out. Sizes and modification times are the listing's; a size the
+// left out, and so are entries on another scheme, host or port than
+// rootURL's (a gopher menu's items elsewhere): the FS stays on its root's
+// server. Sizes and modification times are the listing's; a size the
 // listing does not give is reported as 0, and FileInfo.Sys returns the
 // listing's Entry, whose Size is then -1. Listings are read once and kept
 // for the life of the FS (up to 100,000 entries, then read again).
@@ -128,7 +130,7 @@ func (f *remoteFS) list(path string, u *url.URL, above []string) ([]*dirEntry, e
 			return nil, err
 		}
 		dir, ok := fsKind(e)
-		if !ok || dir && leadsUp(e.URL.String(), u.String(), above) {
+		if !ok || !f.onRoot(e.URL) || dir && leadsUp(e.URL.String(), u.String(), above) {
 			continue
 		}
 		name := fsName(entryName(e))
@@ -154,6 +156,12 @@ func (f *remoteFS) list(path string, u *url.URL, above []string) ([]*dirEntry, e
 	f.cached += len(ents)
 	f.mu.Unlock()
 	return ents, nil
+}
+
+// onRoot reports whether u is on the root's scheme, host and port: a
+// menu's items elsewhere are not entries of the FS.
+func (f *remoteFS) onRoot(u *url.URL) bool {
+	return u.Scheme == f.root.Scheme && strings.EqualFold(u.HostPort(), f.root.HostPort())
 }
 
 // fsKind says whether a listing entry is a directory, and whether the FS

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/schemes"
+	"github.com/rfc1738/fetch/url"
 )
 
 func treeFS(t *testing.T, tr *tree, root string) fs.FS {
@@ -159,4 +160,62 @@ func ExampleNewFS() {
 		fmt.Println(p)
 		return nil
 	})
+}
+
+// menus is a gopher Lister of menus by URL, each a list of item URLs.
+type menus map[string][]string
+
+func (m menus) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	return &fetch.Resource{URL: req.URL, Size: 1, Body: io.NopCloser(strings.NewReader("x"))}, nil
+}
+
+func (m menus) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, error) {
+	items, ok := m[req.URL.String()]
+	if !ok {
+		return nil, fetch.Reply(fetch.NotFound, 0, "no such menu")
+	}
+	i := 0
+	return fetch.NewListing(func() (fetch.Entry, error) {
+		if i == len(items) {
+			return fetch.Entry{}, io.EOF
+		}
+		i++
+		u, err := url.Parse(items[i-1])
+		if err != nil {
+			return fetch.Entry{}, err
+		}
+		kind := fetch.KindFile
+		if u.Gopher().Type == "1" {
+			kind = fetch.KindMenu
+		}
+		return fetch.Entry{Name: items[i-1], URL: u, Kind: kind, Size: -1}, nil
+	}, nil), nil
+}
+
+// An FS over a gopher hole stays on its root's host and scheme: a menu's
+// items on other hosts are not entries (issue 25: NewFS walked into menus
+// on other hosts).
+func TestFSStaysOnHost(t *testing.T) {
+	m := menus{
+		"gopher://hole.example/1/":      {"gopher://hole.example/0/a", "gopher://hole.example/1/sub", "gopher://other.example/1/away", "gopher://other.example/0/f", "gopher://hole.example:7070/1/port"},
+		"gopher://hole.example/1/sub":   {"gopher://hole.example/0/b"},
+		"gopher://other.example/1/away": {"gopher://other.example/0/far"},
+	}
+	c := new(fetch.Client)
+	c.Register("gopher", m)
+	fsys, err := fetch.NewFS(context.Background(), c, "gopher://hole.example/1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walked []string
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		walked = append(walked, p)
+		return nil
+	})
+	if want := ". a sub sub/b"; err != nil || strings.Join(walked, " ") != want {
+		t.Errorf("WalkDir = %q, %v; want %q", walked, err, want)
+	}
 }

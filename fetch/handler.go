@@ -130,6 +130,11 @@ type Request struct {
 	// error is returned; nil discards it. Schemes whose errors have no
 	// body ignore it.
 	ErrorBody io.Writer
+	// WantModTime asks for the resource's modification time where the
+	// protocol tells it only when asked (FTP's MDTM, one more command):
+	// Resource.ModTime then holds it. Schemes that always tell (HTTP's
+	// Last-Modified, a file's time) ignore it.
+	WantModTime bool
 	// Message is the message to send, for schemes that send (mailto).
 	Message io.Reader
 	// Trace receives the protocol trace; nil traces nothing.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -55,7 +56,7 @@ func TestClientIDNA(t *testing.T) {
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	c := &fetch.Client{Parser: url.Parser{Lenient: true}, Resolver: hostsResolver{"xn--bcher-kva.test": "127.0.0.1"}}
 	c.Register("http", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-		conn, err := req.DialContext(ctx, "tcp", req.URL.HostPort())
+		conn, err := wire.Dial(ctx, req, "tcp", req.URL.HostPort())
 		if err != nil {
 			return nil, err
 		}

@@ -99,3 +99,17 @@ func (l *Listing) Close() error {
 	})
 	return l.closeErr
 }
+
+// BodyLister is implemented by handlers that can read a listing from the
+// bytes Fetch returned, so that a caller that keeps a resource and follows
+// its entries (a crawler, a mirror) fetches it once rather than once more
+// through Lister.
+//
+// ListBody returns the entries of res, a resource the handler's Fetch
+// returned for req, read from body: res.Body itself, or a copy of its
+// bytes as they are read (a tee). It makes no request. It returns an
+// error of Kind Unsupported when res is not a listing it can read. The
+// Listing does not close body; closing it ends the reading.
+type BodyLister interface {
+	ListBody(req *Request, res *Resource, body io.Reader) (*Listing, error)
+}

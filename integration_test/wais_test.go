@@ -51,13 +51,23 @@ func TestWAISSearchAndRetrieve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := runFetch(t, "", nil, "-sS", "--wais-chunk-size", "10000", hits[1][4]) // the recordings ask in ranges of 10000
+	// The hit's URL carries the length the search gave (libwww's
+	// database/wtype/length/wpath), which bounds the retrieval: in ranges
+	// of 25, [0,25) to [100,125), as recorded.
+	r := runFetch(t, "", nil, "-sS", "--wais-chunk-size", "25", hits[1][4])
 	if r.Code == 11 {
 		t.Skipf("the safety policy refuses the hit's URL: its DocumentID is binary (%%00, %%0D, ... inside a length-prefixed element, not a protocol line): %s", r.Stderr)
 	}
 	wantCode(t, r, 0, "retrieve the gamma hit")
 	if !bytes.Equal(r.Stdout, want) {
 		t.Errorf("gamma.txt: got %q, want %q", r.Stdout, want)
+	}
+	// -I reports the length the search gave, though its one range does
+	// not reach the end.
+	r = runFetch(t, "", nil, "-sS", "-I", "--wais-chunk-size", "25", hits[1][4])
+	wantCode(t, r, 0, "-I of the gamma hit")
+	if !strings.Contains(string(r.Stdout), "size: 125\n") {
+		t.Errorf("-I of the gamma hit: no size 125:\n%s", r.Stdout)
 	}
 }
 

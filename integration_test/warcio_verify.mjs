@@ -80,7 +80,12 @@ async function verify(file) {
       fail(`${file} ${info.id}: no WARC-Block-Digest`);
     }
     const pd = h.get("WARC-Payload-Digest");
-    if (pd && !String(info.contentType).startsWith("application/http")) {
+    if (rec.warcType === "revisit") {
+      // WARC 1.1 §6.7.2: a revisit's payload digest is the earlier
+      // record's, whose payload it does not hold: it must name that record.
+      info.payloadDigest = pd && h.get("WARC-Refers-To") ? "refers" : "BAD";
+      if (info.payloadDigest !== "refers") fail(`${file} ${info.id}: a revisit without WARC-Payload-Digest and WARC-Refers-To`);
+    } else if (pd && !String(info.contentType).startsWith("application/http")) {
       info.payloadDigest = pd === block.sha1 ? "ok" : "BAD";
       if (info.payloadDigest !== "ok") fail(`${file} ${info.id}: WARC-Payload-Digest ${pd}, computed ${block.sha1}`);
       info.contentSHA256 = block.sha256;

@@ -48,7 +48,7 @@ type Config struct {
 	NNTPDescriptions bool   // --nntp-descriptions: news:* lists groups with descriptions (LIST NEWSGROUPS); default LIST ACTIVE
 
 	// WAIS.
-	WAISChunkSize int  // --wais-chunk-size: bytes per retrieval range; 0 means 10000
+	WAISChunkSize int  // --wais-chunk-size: bytes per retrieval range; 0 means as many as the init's agreed message size allows, or 10000 when the init is skipped or agrees none (wais.Handler.ChunkSize)
 	WAISMaxHits   int  // --wais-max-hits: MaxDocumentsRetrieved of a search; 0 means 40
 	WAISNoInit    bool // --wais-no-init: skip the optional init exchange (default: sent)
 

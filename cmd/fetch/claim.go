@@ -14,7 +14,7 @@ import (
 // -O URLs with one last segment): the later one would silently overwrite
 // the earlier. The same URL's retries claim its file again, as theirs.
 func (e *runEnv) claim(i int, u *url.URL, dir, name string) error {
-	if name == "" || e.cfg.output != "" {
+	if name == "" || e.cfg.output != "" && !e.src.keepValues && e.src.outputFor(i) == "" {
 		return nil // stdout, or the one file of -o
 	}
 	if dir != "" {
@@ -28,7 +28,7 @@ func (e *runEnv) claim(i int, u *url.URL, dir, name string) error {
 	}
 	if j, ok := e.claims[key]; ok && j != i {
 		return &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage,
-			Err: usageErr(fmt.Sprintf("-O: URL %d of the run already writes %s (use -o for one, or --output-dir)", j+1, name))}
+			Err: usageErr(fmt.Sprintf("URL %d of the run already writes %s", j+1, name))}
 	}
 	e.claims[key] = i
 	return nil

@@ -49,13 +49,13 @@ func TestREADMECommandLine(t *testing.T) {
 }
 
 // TestContractNamesOptions checks that docs/CONTRACT.md names every option
-// every scheme honours (the options of single schemes it leaves to --help).
+// of the table, as --long or as `-x.
 func TestContractNamesOptions(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/CONTRACT.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range commonOptions {
+	for _, o := range allOptions() {
 		if !strings.Contains(string(doc), "--"+o.long) && (o.short == 0 || !strings.Contains(string(doc), "`-"+string(o.short))) {
 			t.Errorf("docs/CONTRACT.md does not name --%s", o.long)
 		}

@@ -63,7 +63,7 @@ func (e *runEnv) writeErrorBody(stdout io.Writer, r *fetch.Result) {
 		return
 	}
 	s.finish()
-	dest, err := e.dest(r.URL)
+	dest, err := e.dest(r.Index, r.URL)
 	if err != nil || dest == nil {
 		s.copyTo(stdout)
 		return

@@ -25,16 +25,24 @@ Usage:
   fetch results [--nats URL]        queued, in flight, done, failed
                                     (each: fetch NAME -h; they run the program
                                     fetch-queue, beside fetch or on PATH)
+  ` + completionUsage + `    a completion script for the shell
+  fetch man                         the manual page, made from the options
   fetch --help | --version
-
-Options:
 `)
-	writeOptions(&b, commonOptions)
-	b.WriteString("\nOptions of single schemes (each also read from its environment variable where named):\n")
-	writeOptions(&b, schemeOptions)
-	b.WriteString("\nWrite-out variables (-w '%{name}'; %{json} is all of them as one object):\n")
+	for _, g := range optionGroups() {
+		fmt.Fprintf(&b, "\n%s:\n", g.title)
+		writeOptions(&b, g.opts)
+	}
+	b.WriteString("\nWrite-out variables (-w '%{name}'; %{json}: all of them as one object):\n")
 	for _, v := range woVars {
-		fmt.Fprintf(&b, "  %-30s %s\n", v.name, v.help)
+		lines := wrap(v.help, 79-33)
+		for i, l := range lines {
+			name := ""
+			if i == 0 {
+				name = v.name
+			}
+			fmt.Fprintf(&b, "  %-30s %s\n", name, l)
+		}
 	}
 	b.WriteString(`
 Exit codes:
@@ -70,10 +78,64 @@ func writeOptions(b *strings.Builder, opts []option) {
 		if o.arg != "" {
 			name += " " + o.arg
 		}
+		lines := wrap(o.help, 79-33)
 		if len(name) > 30 {
-			fmt.Fprintf(b, "  %s\n  %-30s %s\n", name, "", o.help)
-			continue
+			fmt.Fprintf(b, "  %s\n", name)
+		} else {
+			fmt.Fprintf(b, "  %-30s %s\n", name, lines[0])
+			lines = lines[1:]
 		}
-		fmt.Fprintf(b, "  %-30s %s\n", name, o.help)
+		for _, l := range lines {
+			fmt.Fprintf(b, "  %-30s %s\n", "", l)
+		}
+	}
+}
+
+// wrap breaks text into lines of at most width columns at spaces (a word
+// longer than width has a line of its own).
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	return append(lines, line)
+}
+
+// optionGroup is a titled part of the option table, as --help and the man
+// page list it.
+type optionGroup struct {
+	title string
+	opts  []option
+}
+
+// optionGroups is the option table in its parts: each slice of
+// commonOptions and schemeOptions under its title, in their order.
+func optionGroups() []optionGroup {
+	return []optionGroup{
+		{"Options", generalOptions},
+		{"Transfers and what is said of them", transferOptions},
+		{"Conditions and the server's metadata", condOptions},
+		{"Protocol trace", traceOptions},
+		{"Config files", configOptions},
+		{"Safety policy", policyOptions},
+		{"Network", netOptions},
+		{"Authentication", authOptions},
+		{"TLS", tlsOptions},
+		{"Recording", warcOptions},
+		{"Many URLs", batchOwnOptions},
+		{"Recursion and mirrors", mirrorOptions},
+		{"Options of single schemes (each read from its environment variable if named)", concat(ftpOptions, gopherOptions, httpOptions, mailtoOptions, nntpOptions, telnetOptions, waisOptions)},
+		{"HTTP request header fields", headerOptions},
+		{"HTTP authentication", httpAuthOptions},
+		{"HTTP cookies", cookieOptions},
 	}
 }

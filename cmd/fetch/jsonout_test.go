@@ -38,20 +38,6 @@ func TestListJSONEscapesControls(t *testing.T) {
 	}
 }
 
-func TestEscapeControls(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"a":"plain"}`, `{"a":"plain"}`},
-		{"{\"a\":\"\u009b\"}", `{"a":"\u009b"}`},
-		{"{\"a\":\"\u0080x\u009f\"}", `{"a":"\u0080x\u009f"}`},
-		{"{\"a\":\"\x7f\"}", `{"a":"\u007f"}`},
-		{"{\"a\":\"\u00a0é\u0100\"}", "{\"a\":\"\u00a0é\u0100\"}"}, // not controls
-	} {
-		if got := string(fetch.SanitizeJSON([]byte(tc.in))); got != tc.want {
-			t.Errorf("fetch.SanitizeJSON(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // TestHeadEscapesControls: -I prints what the server said (a WAIS
 // headline, a media type) with its controls escaped, in text and JSON.
 func TestHeadEscapesControls(t *testing.T) {

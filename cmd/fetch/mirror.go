@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,40 +38,83 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 	for u := range urls {
 		seeds = append(seeds, u)
 	}
+	mc := &e.cfg.batch.m
 	level := defaultLevel
 	if e.cfg.batch.hasLevel {
 		level = e.cfg.batch.level
+	}
+	if mc.mirror && !e.cfg.batch.hasLevel {
+		level = math.MaxInt32 // --mirror: no depth limit
 	}
 	root := e.cfg.outputDir
 	if root == "" {
 		root = "."
 	}
-	m := &mirrorRun{e: e, root: root}
+	m := &mirrorRun{e: e, root: root, cfg: mc}
+	scope := crawl.Scope{Schemes: mirrorSchemes, AnyHost: mc.spanHosts}
+	if !mc.parent {
+		scope.Prefixes = e.mirrorPrefixes(seeds)
+	}
+	r := rate.Limit(e.cfg.batch.rate)
+	if mc.wait > 0 && (r == 0 || rate.Limit(1/mc.wait) < r) {
+		r = rate.Limit(1 / mc.wait)
+	}
 	c := &crawl.Crawler{
-		Client:    e.client,
-		Depth:     level,
-		Scope:     crawl.Scope{Schemes: mirrorSchemes, Prefixes: e.mirrorPrefixes(seeds)},
-		Parallel:  e.cfg.parallel,
-		PerHost:   e.cfg.perHost,
-		Rate:      rate.Limit(e.cfg.batch.rate),
-		Retry:     fetch.RetryPolicy{Attempts: e.cfg.retry},
-		UserAgent: "fetch",
-		Visit:     m.visit,
+		Client:         e.client,
+		Depth:          level,
+		Scope:          scope,
+		Parallel:       e.cfg.parallel,
+		PerHost:        e.cfg.perHost,
+		Rate:           r,
+		RandomWait:     mc.randomWait,
+		Retry:          fetch.RetryPolicy{Attempts: e.cfg.retry},
+		UserAgent:      "fetch",
+		IgnoreRobots:   mc.noRobots,
+		FollowNofollow: mc.noRobots,
+		Requisites:     mc.requisites,
+		Sitemaps:       mc.sitemaps,
+		Visit:          m.visit,
+		Follow:         m.follow,
+	}
+	if mc.mirror {
+		c.Stored = m.stored // timestamping: If-Modified-Since from each file's time
+	}
+	if mc.state != "" {
+		fr, err := crawl.OpenDiskFrontier(mc.state)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "fetch: --state: %v\n", err)
+			return 1
+		}
+		defer fr.Close()
+		c.Frontier = fr
 	}
 	if e.cfg.warc.w != nil {
 		c.Sink = warcCrawlSink{&e.cfg.warc} // --warc-file: every resource of the mirror
 	}
 	m.prog = e.newProgress(true)
 	start := time.Now()
-	st, err := c.Run(ctx, seeds...)
+	var ok []string
+	for _, s := range seeds {
+		if u, err := e.client.Parser.Parse(s); err == nil {
+			if _, err := m.path(u.Normalize(), fetch.KindFile); err != nil {
+				m.refused(u, err)
+				continue
+			}
+		}
+		ok = append(ok, s)
+	}
+	st, err := c.Run(ctx, ok...)
 	m.prog.wait()
 	if err != nil {
 		m.failed(fetch.Classify(err))
 	}
 	if !e.cfg.silent {
 		e.errMu.Lock()
-		fmt.Fprintf(e.stderr, "fetch: %d fetched (%s) in %v, %d failed; %d disallowed by robots.txt, %d links out of scope, %d to private addresses\n",
-			st.Fetched, human(st.Bytes), time.Since(start).Round(time.Millisecond), st.Failed, st.Robots, st.OutOfScope, st.Private)
+		fmt.Fprintf(e.stderr, "fetch: %d fetched (%s) in %v, %d failed, %d skipped; %d disallowed by robots.txt, %d links out of scope, %d to private addresses, %d to local files, %d nofollow, %d not mirrored (no file name)\n",
+			st.Fetched, human(st.Bytes), time.Since(start).Round(time.Millisecond), st.Failed, st.Skipped, st.Robots, st.OutOfScope, st.Private, st.Local, st.Nofollow, st.Dropped)
+		if st.Unlisted > 0 {
+			fmt.Fprintf(e.stderr, "fetch: the links of %d listings could not be read\n", st.Unlisted)
+		}
 		e.errMu.Unlock()
 	}
 	e.failMu.Lock()
@@ -119,6 +164,7 @@ func (e *runEnv) mirrorPrefixes(seeds []string) []string {
 // mirrorRun is the state of one -r.
 type mirrorRun struct {
 	e    *runEnv
+	cfg  *mirrorConfig
 	root string
 	prog *multiProgress
 	mu   sync.Mutex
@@ -133,6 +179,29 @@ func (m *mirrorRun) failed(err error) {
 	m.e.failAt(i, err)
 }
 
+// follow skips, before it is fetched, a link whose file name -r refuses,
+// one on a host outside --domains, and a file --accept, --reject and
+// their regexps keep out (a page that may hold links is fetched still,
+// for them, and not kept).
+func (m *mirrorRun) follow(ctx context.Context, l *crawl.Link, add func(crawl.Link)) bool {
+	if _, err := m.path(l.URL, l.Kind); err != nil {
+		m.refused(l.URL, err)
+		return false
+	}
+	if !m.inDomains(l.URL) {
+		return false
+	}
+	return m.keeps(l.URL) || mayHoldLinks(l.URL, l.Kind)
+}
+
+// refused reports a URL whose file name -r refuses: a warning, and exit
+// code 11 (the safety policy's) unless an earlier failure set one; the
+// mirror goes on.
+func (m *mirrorRun) refused(u *url.URL, err error) {
+	m.failed(&fetch.Error{Op: "mirror", URL: u.Redacted(), Kind: fetch.Refused,
+		Err: fmt.Errorf("skipped: no file name for it: %w", err)})
+}
+
 // visit writes one page of the crawl to its file.
 func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 	defer m.prog.finished(true)
@@ -144,9 +213,13 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 	if res.Kind == fetch.KindSession {
 		return nil
 	}
-	rel, err := mirrorPath(res.URL, res.Kind)
+	if !m.keeps(res.URL) {
+		return nil // read for its links only
+	}
+	rel, err := m.path(res.URL, res.Kind)
 	if err != nil {
-		m.failed(&fetch.Error{Op: "write", URL: res.URL.Redacted(), Kind: fetch.Usage, Err: err})
+		// A name reached only now (a redirect's target): skipped.
+		m.refused(res.URL, err)
 		return nil
 	}
 	var body io.Reader = res.Body
@@ -154,20 +227,32 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 		body = io.TeeReader(res.Body, pw)
 		defer done()
 	}
-	if err := writeFileAtomic(filepath.Join(m.root, rel), body, res.Size); err != nil {
+	name := filepath.Join(m.root, rel)
+	if err := writeFileAtomic(name, body, res.Size); err != nil {
+		if errors.Is(err, crawl.ErrTooLarge) {
+			return nil // skipped, not failed
+		}
 		m.failed(&fetch.Error{Op: "write", URL: res.URL.Redacted(), Kind: fetch.KindOf(err), Err: err})
+		return nil
+	}
+	if !res.ModTime.IsZero() {
+		os.Chtimes(name, res.ModTime, res.ModTime) // the server's time, as wget's
 	}
 	return nil
 }
 
 // writeFileAtomic writes r to name through a temporary file renamed into
-// place once complete: a failed transfer leaves no file.
+// place once complete: a failed transfer leaves no file, and a killed run
+// leaves a temporary whose name carries its pid, which the next run
+// writing into the folder removes.
 func writeFileAtomic(name string, r io.Reader, size int64) error {
 	dir := filepath.Dir(name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	t, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.part")
+	// ".NAME.<pid>.<random>.part": a later run removes what a killed one
+	// left (removeStaleParts).
+	t, err := createTemp(name)
 	if err != nil {
 		return err
 	}
@@ -209,10 +294,19 @@ func mirrorPath(u *url.URL, kind fetch.ResourceKind) (string, error) {
 		}
 		host += sep + strconv.Itoa(u.EffectivePort())
 	}
-	var raw string
+	var raw, query string
 	switch u.Family() {
 	case "http":
-		raw = strings.TrimPrefix(u.HTTP().Path, "/")
+		h := u.HTTP()
+		raw = strings.TrimPrefix(h.Path, "/")
+		if h.HasSearch {
+			// As wget: "a.html?x" is a file of its own ('@' for '?' on
+			// Windows), '/' in the query escaped as %2F.
+			query = "?" + strings.NewReplacer("/", "%2F", "\\", "%5C", "\x00", "%00").Replace(h.Search)
+			if runtime.GOOS == "windows" {
+				query = "@" + strings.NewReplacer(":", "%3A", "*", "%2A", "?", "%3F", `"`, "%22", "<", "%3C", ">", "%3E", "|", "%7C").Replace(query[1:])
+			}
+		}
 	case "gopher":
 		raw = strings.TrimPrefix(u.Gopher().Selector, "/")
 	case "ftp":
@@ -246,6 +340,7 @@ func mirrorPath(u *url.URL, kind fetch.ResourceKind) (string, error) {
 	if listing || len(segs) == 1 || strings.HasSuffix(raw, "/") {
 		segs = append(segs, indexName(u))
 	}
+	segs[len(segs)-1] += query
 	return filepath.Join(segs...), nil
 }
 

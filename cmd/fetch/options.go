@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -14,53 +15,68 @@ import (
 
 // config is everything the command line sets.
 type config struct {
-	output       string // -o
-	remoteName   bool   // -O
-	outputDir    string // --output-dir
-	createDirs   bool   // --create-dirs
-	writeOut     string // -w FORMAT or @FILE
-	hasWriteOut  bool
-	failWithBody bool  // --fail-with-body
-	maxFilesize  int64 // --max-filesize; 0: none
-	limitRate    int64 // --limit-rate, bytes a second; 0: none
-	inputFiles   []string
-	parallel     int
-	perHost      int
-	user         string // -u USER[:PASS]
-	hasUser      bool
-	silent       bool
-	showErrors   bool
-	verbose      bool
-	head         bool
-	json         bool
-	jsonShaped   bool // an option whose output --json shapes was given
-	connectTO    time.Duration
-	maxTime      time.Duration
-	resume       bool // -C -
-	retry        int
-	maxRedirs    int // --max-redirs: fetch.Client.MaxRedirects
-	portOK       bool
-	policy       fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
-	netrc        bool
-	dryRun       bool
-	strict       bool
-	insecure     bool
-	cacert       string
-	data         string // --data @FILE | - | text
-	hasData      bool
-	menu         bool
-	help         bool
-	version      bool
-	urls         []string
-	schemes      schemes.Config
-	header       http.Header // -H, -e; a field with only "" is removed
-	scoped       []*option   // the options given that some schemes ignore
-	warc         warcSink    // --warc-file
-	batch        batchConfig
-	net          netConfig    // options_net.go
-	auth         authConfig   // options_auth.go
-	tls          tlsConfig    // options_tls.go
-	cookies      cookieConfig // options_cookie.go
+	output           string // -o
+	remoteName       bool   // -O
+	outputDir        string // --output-dir
+	createDirs       bool   // --create-dirs
+	writeOut         string // -w FORMAT or @FILE
+	hasWriteOut      bool
+	failWithBody     bool  // --fail-with-body
+	maxFilesize      int64 // --max-filesize; 0: none
+	limitRate        int64 // --limit-rate, bytes a second; 0: none
+	inputFiles       []string
+	parallel         int
+	perHost          int
+	user             string // -u USER[:PASS]
+	hasUser          bool
+	silent           bool
+	showErrors       bool
+	verbose          bool
+	head             bool
+	json             bool
+	jsonShaped       bool // an option whose output --json shapes was given
+	connectTO        time.Duration
+	maxTime          time.Duration
+	resume           bool // -C -
+	retry            int
+	maxRedirs        int           // --max-redirs: fetch.Client.MaxRedirects
+	retryDelay       time.Duration // --retry-delay
+	retryMaxTime     time.Duration // --retry-max-time
+	retryAll         bool          // --retry-all-errors
+	globOff          bool          // -g
+	timeCond         time.Time     // -z DATE
+	timeCondBefore   bool          // -z -DATE
+	remoteTime       bool          // -R
+	etagSave         string        // --etag-save FILE
+	etagCompare      string        // --etag-compare FILE
+	remoteHeaderName bool          // -J
+	traceFile        string        // --trace FILE
+	configFiles      []string      // --config
+	noRC             bool          // -q
+	traceTime        bool          // --trace-time
+	traceW           io.Writer     // where the protocol trace goes (openTrace); nil for none
+	portOK           bool
+	policy           fetch.Policy // options_policy.go; AllowPortOverride comes from portOK
+	netrc            bool
+	dryRun           bool
+	strict           bool
+	insecure         bool
+	cacert           string
+	data             string // --data @FILE | - | text
+	hasData          bool
+	menu             bool
+	help             bool
+	version          bool
+	urls             []string
+	schemes          schemes.Config
+	header           http.Header // -H, -e; a field with only "" is removed
+	scoped           []*option   // the options given that some schemes ignore
+	warc             warcSink    // --warc-file
+	batch            batchConfig
+	net              netConfig    // options_net.go
+	auth             authConfig   // options_auth.go
+	tls              tlsConfig    // options_tls.go
+	cookies          cookieConfig // options_cookie.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -88,12 +104,16 @@ var (
 	commonOptions = concat(
 		generalOptions,
 		transferOptions,
+		condOptions,
+		traceOptions,
+		configOptions,
 		policyOptions,
 		netOptions,
 		authOptions,
 		tlsOptions,
 		warcOptions,
-		batchOptions,
+		batchOwnOptions,
+		mirrorOptions,
 	)
 	schemeOptions = concat(
 		ftpOptions,
@@ -152,7 +172,9 @@ var generalOptions = []option{
 		set: func(c *config, v string) error { c.outputDir = v; return nil }},
 	{long: "create-dirs", help: "make the folders -o, -O or --output-dir name when they do not exist",
 		set: func(c *config, _ string) error { c.createDirs = true; return nil }},
-	{long: "input-file", short: 'K', arg: "FILE", help: "read URLs one a line from FILE (- for stdin); blank lines and # comments skipped",
+	{long: "globoff", short: 'g', help: "take [ ] { } in URLs as they are, not as curl's globs ([1-100], [001-100:10], [a-z], {a,b,c}; #1 in -o)",
+		set: func(c *config, _ string) error { c.globOff = true; return nil }},
+	{long: "input-file", short: 'K', arg: "FILE", help: "read URLs one a line from FILE (- for stdin), and curl's config syntax: options first (name = value, --name value), url = \"...\", output = FILE after its URL; blank lines and # comments skipped",
 		set: func(c *config, v string) error { c.inputFiles = append(c.inputFiles, v); return nil }},
 	{long: "parallel", arg: "N", help: "up to N transfers at once (default 1)",
 		set: func(c *config, v string) (err error) { c.parallel, err = positive(v); return }},
@@ -184,7 +206,7 @@ var generalOptions = []option{
 			c.resume = true
 			return nil
 		}},
-	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation, server busy) up to N times, with capped backoff; mail is never resent",
+	{long: "retry", arg: "N", help: "retry transient failures (connect, timeout, truncation, HTTP 408, 429, 500, 502, 503, 504) up to N times, with capped backoff, going on where a cut transfer stopped; mail is never resent",
 		set: func(c *config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -193,6 +215,12 @@ var generalOptions = []option{
 			c.retry = n
 			return nil
 		}},
+	{long: "retry-delay", arg: "S", help: "with --retry, wait S seconds before each retry (default: 1s, doubling, with jitter)",
+		set: func(c *config, v string) (err error) { c.retryDelay, err = seconds(v); return }},
+	{long: "retry-max-time", arg: "S", help: "with --retry, start no retry more than S seconds after the first attempt",
+		set: func(c *config, v string) (err error) { c.retryMaxTime, err = seconds(v); return }},
+	{long: "retry-all-errors", help: "with --retry, retry every failure another try could change (not usage, malformed, unsupported, refused)",
+		set: func(c *config, _ string) error { c.retryAll = true; return nil }},
 	{long: "allow-port-override", help: "permit a port below 1024 that belongs to another protocol",
 		set: func(c *config, _ string) error { c.portOK = true; return nil }},
 	{long: "dry-run", help: "connect to nothing; print the protocol lines each URL means",
@@ -225,17 +253,14 @@ func (e *usageError) Error() string { return e.msg }
 // may be combined (-sS), a short option's argument may be attached (-ofile)
 // or follow, long options take --name VALUE or --name=VALUE, and "--" ends
 // the options.
-func parseArgs(args []string) (*config, error) {
-	c := &config{parallel: 1, perHost: 2}
-	opts := allOptions()
-	byLong := map[string]*option{}
-	byShort := map[byte]*option{}
-	for i := range opts {
-		byLong[opts[i].long] = &opts[i]
-		if opts[i].short != 0 {
-			byShort[opts[i].short] = &opts[i]
-		}
-	}
+func parseArgs(args []string) (*config, error) { return parseArgsOnto(newConfig(), args) }
+
+// newConfig returns the configuration before any option.
+func newConfig() *config { return &config{parallel: 1, perHost: 2} }
+
+// parseArgsOnto is parseArgs over c, which config files may have set.
+func parseArgsOnto(c *config, args []string) (*config, error) {
+	byLong, byShort := optionIndex()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {

@@ -13,10 +13,12 @@ type batchConfig struct {
 	recursive bool    // -r
 	level     int     // -l: link depth for -r
 	hasLevel  bool
+	m         mirrorConfig // options_mirror.go
 }
 
-// batchOptions are the options of many transfers: --rate, --list, -r, -l.
-var batchOptions = []option{
+// batchOwnOptions are the options of many transfers: --rate, --list, -r,
+// -l (the mirror's are mirrorOptions).
+var batchOwnOptions = []option{
 	{long: "rate", arg: "R", help: "at most R requests a second to one host (a fraction allowed: 0.5 is one each 2 s)",
 		set: func(c *config, v string) error {
 			f, err := strconv.ParseFloat(v, 64)

@@ -60,6 +60,11 @@ type fileOut struct {
 	many bool
 	// mkdir is set when FILE's folder is made if missing (--create-dirs).
 	mkdir bool
+	// onFail, when set, is asked after a failed transfer that wrote the
+	// file up to off whether to keep it open for a retry to go on with
+	// (see resumer), rather than abort it; kept is then set.
+	onFail func(f *fileOut, off int64) bool
+	kept   bool
 
 	// fromFinal is set while resuming from FILE itself: off is its size,
 	// and pending is set once the server agreed to send from off, until

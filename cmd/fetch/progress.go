@@ -54,13 +54,37 @@ func (p *progressBar) draw(final bool) {
 	}
 	if p.size > 0 {
 		pct := float64(p.n) * 100 / float64(p.size)
-		fmt.Fprintf(p.w, "\r%10s / %-10s %5.1f%%  %10s/s ", human(p.n), human(p.size), pct, human(int64(rate)))
+		fmt.Fprintf(p.w, "\r%10s / %-10s %5.1f%%  %10s/s  %s ", human(p.n), human(p.size), pct, human(int64(rate)),
+			timeLeft(p.n, p.size, time.Since(p.start), final))
 	} else {
 		fmt.Fprintf(p.w, "\r%10s  %10s/s ", human(p.n), human(int64(rate)))
 	}
 	if final {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// timeLeft is the bar's estimate of the time remaining, "ETA 1:02:03"
+// (hours only when there are some) at the average rate so far, "ETA --:--"
+// before there is a rate; at the end, the time the transfer took.
+func timeLeft(n, size int64, elapsed time.Duration, final bool) string {
+	if final {
+		return "in " + clock(elapsed)
+	}
+	if n <= 0 || elapsed <= 0 || n >= size {
+		return "ETA --:--"
+	}
+	left := time.Duration(float64(elapsed) * float64(size-n) / float64(n))
+	return "ETA " + clock(left)
+}
+
+// clock formats d as M:SS, or H:MM:SS from an hour.
+func clock(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
 func human(n int64) string {

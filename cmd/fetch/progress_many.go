@@ -99,14 +99,19 @@ func (mp *multiProgress) wrap(res *fetch.Resource, w io.Writer) (io.Writer, func
 	if len(name) > 60 {
 		name = "…" + name[len(name)-59:]
 	}
+	decors := []decor.Decorator{decor.Any(func(s decor.Statistics) string {
+		if res.Size >= 0 {
+			return fmt.Sprintf("%s / %s", human(s.Current), human(res.Size))
+		}
+		return human(s.Current)
+	}, decor.WCSyncSpace), decor.AverageSpeed(decor.SizeB1024(0), "% .1f", decor.WCSyncSpace)}
+	if res.Size > 0 {
+		// The time remaining, at the average rate so far.
+		decors = append(decors, decor.Name("ETA"), decor.AverageETA(decor.ET_STYLE_MMSS, decor.WCSyncSpace))
+	}
 	bar := mp.p.New(size, mpb.BarStyle(), mpb.BarRemoveOnComplete(),
 		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR)),
-		mpb.AppendDecorators(decor.Any(func(s decor.Statistics) string {
-			if res.Size >= 0 {
-				return fmt.Sprintf("%s / %s", human(s.Current), human(res.Size))
-			}
-			return human(s.Current)
-		}, decor.WCSyncSpace), decor.AverageSpeed(decor.SizeB1024(0), "% .1f", decor.WCSyncSpace)))
+		mpb.AppendDecorators(decors...))
 	pw := writerFunc(func(b []byte) (int, error) {
 		n := len(b)
 		var err error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -30,6 +31,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runParse(args[1:], stdout, stderr)
 		case "enqueue", "worker", "results":
 			return handOver(ctx, args, stdin, stdout, stderr)
+		case "completion":
+			return runCompletion(args[1:], stdout, stderr)
+		case "man":
+			writeMan(stdout)
+			return 0
 		}
 	}
 	c, err := parseArgs(args)
@@ -45,12 +51,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "fetch %s\n", version)
 		return 0
 	}
-	src, err := openSource(c.urls, c.inputFiles, stdin)
+	c, kfiles, closeK, err := loadConfig(args, c, stdin)
+	defer closeK()
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch: %v\n", err)
 		return 2
 	}
-	defer src.Close()
+	src, err := openSource(c.urls, kfiles, c.globOff)
+	if err != nil {
+		fmt.Fprintf(stderr, "fetch: %v\n", err)
+		if errors.Is(err, fetch.Malformed) {
+			return 3
+		}
+		return 2
+	}
+	src.keepValues = strings.Contains(c.output, "#")
 	first, urls, stop := peek(src.all(), 2)
 	defer stop()
 	if len(first) == 0 {
@@ -62,12 +77,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	many := len(first) > 1
-	if c.output != "" && many {
-		fmt.Fprintln(stderr, "fetch: -o names one file, but several URLs were given (use -O or --output-dir)")
+	if c.output != "" && many && !src.keepValues {
+		fmt.Fprintln(stderr, "fetch: -o names one file, but several URLs were given (use -O, --output-dir, or #1 in -o with a glob)")
+		return 2
+	}
+	if (c.warc.maxSize > 0 || c.warc.cdx) && c.warc.path == "" {
+		fmt.Fprintln(stderr, "fetch: --warc-max-size and --warc-cdx go with --warc-file")
+		return 2
+	}
+	if len(c.batch.m.given) > 0 && !c.batch.recursive {
+		fmt.Fprintf(stderr, "fetch: %s goes with -r: without it there is no mirror for it to shape\n", c.batch.m.given[0])
 		return 2
 	}
 	if c.batch.recursive && (c.output != "" || c.batch.list) {
 		fmt.Fprintln(stderr, "fetch: -r writes many files, laid out as host/path: -o and --list do not go with it (use --output-dir)")
+		return 2
+	}
+	if c.remoteHeaderName && (!c.remoteName || c.output != "" || c.resume) {
+		fmt.Fprintln(stderr, "fetch: -J names the file -O writes (and cannot go with -o or -C -)")
 		return 2
 	}
 	if c.resume && c.output == "" && !c.remoteName {
@@ -89,6 +116,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 2
 		}
 	}
+	traceW, closeTrace, err := openTrace(c, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "fetch: --trace: %v\n", err)
+		return 2
+	}
+	defer closeTrace()
+	c.traceW = traceW
 	c.warc.prepare(&c.schemes)
 	client, err := newClient(c, stderr)
 	if err != nil {
@@ -102,13 +136,22 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer c.warc.finish()
 
-	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many, wo: wo}
+	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many, wo: wo, src: src}
 	if c.failWithBody {
 		env.errPages = &errorBodies{pages: map[int]*spool{}}
 	}
-	if c.verbose && c.parallel > 1 && many {
+	if c.etagCompare != "" {
+		if env.etag, err = readETag(c.etagCompare); err != nil {
+			fmt.Fprintf(stderr, "fetch: --etag-compare: %v\n", err)
+			return 2
+		}
+	}
+	if c.retry > 0 && !c.head && !c.menu {
+		env.resume = &resumer{files: map[int]*partial{}, out: map[int]int64{}}
+	}
+	if c.traceW != nil && c.parallel > 1 && many {
 		// Parallel traces interleave: each line names its URL's number.
-		env.trace = fetch.NewTrace(stderr)
+		env.trace = client.Trace // one lock for every line
 	}
 	if c.hasData {
 		msg, err := env.message()
@@ -157,8 +200,8 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 		MaxRedirects:   c.maxRedirs,
 	}
 	cl.Policy.AllowPortOverride = c.portOK
-	if c.verbose {
-		cl.Trace = fetch.NewTrace(stderr)
+	if c.traceW != nil {
+		cl.Trace = fetch.NewTrace(c.traceW) // -v, --trace
 	}
 	if c.insecure || c.cacert != "" {
 		tc := &tls.Config{InsecureSkipVerify: c.insecure}
@@ -214,7 +257,10 @@ type runEnv struct {
 	stderr   io.Writer
 	msg      []byte       // the --data message, read once
 	wo       *writeOut    // -w; nil without
+	src      *urlSource   // the URLs, and their glob values for -o's #N
 	errPages *errorBodies // --fail-with-body; nil without
+	resume   *resumer     // with --retry, what cut attempts left; nil without
+	etag     string       // --etag-compare's ETag; "" sends no condition
 	trace    *fetch.Trace // with parallel -v, the trace each transfer prefixes
 	many     bool         // more than one URL
 	errMu    sync.Mutex
@@ -236,11 +282,12 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 	c := e.cfg
 	par := c.parallel
 	b := &fetch.Batch{
-		Client:          e.client,
-		Parallel:        par,
-		PerHost:         c.perHost,
-		Rate:            rate.Limit(c.batch.rate),
-		Retry:           fetch.RetryPolicy{Attempts: c.retry},
+		Client:   e.client,
+		Parallel: par,
+		PerHost:  c.perHost,
+		Rate:     rate.Limit(c.batch.rate),
+		Retry: fetch.RetryPolicy{Attempts: c.retry, Delay: c.retryDelay, MaxTime: c.retryMaxTime,
+			AllErrors: c.retryAll},
 		Strict:          c.strict,
 		FetchDuplicates: true, // each URL given is fetched, as often as given
 		AttemptTimeout:  c.maxTime,
@@ -280,6 +327,7 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 				drop(e.errPages.take(r.Index))
 			}
 			e.writeOutFor(out, r, r.Err)
+			e.src.forget(r.Index)
 			prog.finished(false)
 			if s != nil {
 				s.finish() // its bytes may go out

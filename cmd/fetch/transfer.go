@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net/http"
 	"os"
 	"time"
 
@@ -43,6 +44,18 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 	if e.cfg.header != nil {
 		req.Header = e.cfg.header.Clone()
 	}
+	if !e.cfg.timeCond.IsZero() && !e.cfg.timeCondBefore {
+		req.IfModifiedSince = e.cfg.timeCond
+	}
+	// -R and -z -DATE need the time where a protocol tells it only when
+	// asked (FTP's MDTM).
+	req.WantModTime = e.cfg.remoteTime || e.cfg.timeCondBefore
+	if e.etag != "" {
+		if req.Header == nil {
+			req.Header = make(http.Header)
+		}
+		req.Header.Set("If-None-Match", e.etag)
+	}
 	e.wo.track(r.Index, req)
 	e.errPages.track(r.Index, req)
 	if e.trace != nil {
@@ -59,9 +72,12 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 		req.Message = bytes.NewReader(e.msg)
 	}
 	if !e.resumes() {
+		if !req.Head {
+			req.Offset = e.resume.offset(r.Index) // a retry after a cut: the rest
+		}
 		// The destination is made when the body comes (result); a URL
 		// that cannot have one fails now, before it is fetched.
-		dir, name, err := e.destName(u)
+		dir, name, err := e.destName(r.Index, u)
 		if err != nil {
 			return nil, err
 		}
@@ -70,7 +86,7 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 		}
 		return req, nil
 	}
-	dest, err := e.dest(u)
+	dest, err := e.dest(r.Index, u)
 	if err != nil {
 		return nil, err
 	}
@@ -93,9 +109,9 @@ func (e *runEnv) request(r *fetch.Result) (*fetch.Request, error) {
 // (-C -, not with -I).
 func (e *runEnv) resumes() bool { return e.cfg.resume && !e.cfg.head }
 
-// dest returns the file a URL's bytes go to, or nil for stdout.
-func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
-	dir, name, err := e.destName(u)
+// dest returns the file the bytes of URL i, u, go to, or nil for stdout.
+func (e *runEnv) dest(i int, u *url.URL) (*fileOut, error) {
+	dir, name, err := e.destName(i, u)
 	if err != nil || name == "" {
 		return nil, err
 	}
@@ -108,8 +124,8 @@ func (e *runEnv) dest(u *url.URL) (*fileOut, error) {
 
 // destName is outputName, or why a URL's bytes cannot go there, as a
 // *fetch.Error.
-func (e *runEnv) destName(u *url.URL) (dir, name string, err error) {
-	dir, name, err = e.outputName(u)
+func (e *runEnv) destName(i int, u *url.URL) (dir, name string, err error) {
+	dir, name, err = e.outputName(i, u)
 	if err != nil {
 		return "", "", &fetch.Error{Op: "fetch", URL: u.Redacted(), Kind: fetch.Usage, Err: err}
 	}
@@ -135,16 +151,48 @@ func (e *runEnv) onRetry(r *fetch.Result, err error, wait time.Duration) {
 // bytes reached stdout is not retried: they cannot be taken back.
 func (e *runEnv) result(ctx context.Context, r *fetch.Result, stdout io.Writer, prog *multiProgress) error {
 	if r.Err != nil {
+		e.resume.done(r.Index)
+		if errors.Is(r.Err, fetch.NotModified) {
+			return nil // -z, --etag-compare: not modified, nothing to move (exit 0)
+		}
 		e.failAt(r.Index, r.Err)
 		return nil
 	}
-	dest, err := e.dest(r.URL)
+	if e.cfg.newerThanCond(r.Resource) {
+		return nil // -z -DATE: modified since, not fetched (exit 0)
+	}
+	dest, err := e.dest(r.Index, r.URL)
 	if err != nil {
+		e.resume.done(r.Index)
 		return err
 	}
-	wrote, err := e.deliver(ctx, r.Resource, stdout, dest, prog)
+	if kept := e.resume.take(r.Index); kept != nil {
+		dest = kept // a cut attempt's file, to go on with
+	} else if dest != nil && e.cfg.remoteHeaderName && !e.cfg.head {
+		if dest, err = e.headerNamed(r.Index, r.Resource, dest); err != nil {
+			return fetch.NoRetry(err)
+		}
+	}
+	if dest != nil {
+		dest.onFail = e.resume.keeper(r.Index)
+	} else if err := e.resume.checkStdout(r.Index, r.Resource); err != nil {
+		return err
+	}
+	sw := &countWriter{w: stdout}
+	wrote, err := e.deliver(ctx, r.Resource, sw, dest, prog)
 	if err != nil && wrote && dest == nil {
-		return fetch.NoRetry(err)
+		if e.resume == nil || e.cfg.head || r.Resource.Kind == fetch.KindSession {
+			return fetch.NoRetry(err)
+		}
+		e.resume.wrote(r.Index, r.Resource.Offset+sw.n) // a retry asks for the rest
+	}
+	if err == nil {
+		e.resume.done(r.Index)
+		if e.cfg.etagSave != "" {
+			if serr := saveETag(e.cfg.etagSave, r.Resource); serr != nil {
+				return fetch.NoRetry(&fetch.Error{Op: "write", URL: r.URL.Redacted(), Kind: fetch.Other, Err: fmt.Errorf("--etag-save: %w", serr)})
+			}
+		}
 	}
 	return err
 }
@@ -178,7 +226,9 @@ func (e *runEnv) deliver(ctx context.Context, res *fetch.Resource, stdout io.Wri
 
 	var w io.Writer = stdout
 	if dest != nil {
-		if _, err := dest.open(); err != nil {
+		if dest.kept {
+			dest.kept = false // open already, from a cut attempt
+		} else if _, err := dest.open(); err != nil {
 			return false, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: err}
 		}
 		if err := dest.startAt(res.Offset); err != nil {
@@ -212,9 +262,14 @@ func (e *runEnv) deliver(ctx context.Context, res *fetch.Resource, stdout io.Wri
 	}
 	if err == nil && dest != nil {
 		err = dest.commit()
+		if err == nil && e.cfg.remoteTime {
+			if terr := setRemoteTime(dest.final, res.ModTime); terr != nil {
+				return false, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: fmt.Errorf("-R: %w", terr)}
+			}
+		}
 	}
 	if err != nil {
-		if dest != nil {
+		if dest != nil && (cw.werr != nil || dest.onFail == nil || !dest.onFail(dest, res.Offset+cw.n)) {
 			dest.abort()
 		}
 		if cw.werr != nil && errors.Is(err, cw.werr) {
@@ -278,12 +333,16 @@ func (e *runEnv) plans(urls iter.Seq[string]) int {
 	return e.failCode
 }
 
-// outputName returns the file a URL's bytes go to: -o, or with -O the URL's
-// last path segment, name, in --output-dir, dir; "" for stdout. The two
-// are left apart, for a caller that only looks, to join.
-func (e *runEnv) outputName(u *url.URL) (dir, name string, err error) {
+// outputName returns the file the bytes of URL i, u, go to: -o (its #N
+// filled in from the URL's globs), or with -O the URL's last path segment,
+// name, in --output-dir, dir; "" for stdout. The two are left apart, for a
+// caller that only looks, to join.
+func (e *runEnv) outputName(i int, u *url.URL) (dir, name string, err error) {
+	if o := e.src.outputFor(i); o != "" {
+		return "", o, nil // a -K file's output line
+	}
 	if e.cfg.output != "" {
-		return "", e.cfg.output, nil
+		return "", globName(e.cfg.output, e.src.globValues(i)), nil
 	}
 	if !e.cfg.remoteName {
 		return "", "", nil

@@ -173,7 +173,7 @@ func (e *runEnv) woValues(r *fetch.Result, err error) woValues {
 	}
 	if r.URL != nil {
 		v["url_effective"], v["scheme"] = r.URL.Redacted(), r.URL.Scheme
-		if dir, name, nerr := e.outputName(r.URL); nerr == nil && name != "" {
+		if dir, name, nerr := e.outputName(r.Index, r.URL); nerr == nil && name != "" {
 			if dir != "" {
 				name = dir + string(os.PathSeparator) + name
 			}

@@ -22,13 +22,18 @@ import (
 func TestMain(m *testing.M) { fetchtest.Main(m) }
 
 // site is an in-memory server for one or more schemes: each URL is a file
-// (its body) or a listing (its links).
+// (its body) or a listing (its links). A listing's body is an HTML page of
+// <a> elements for http, else its links one a line, which ListBody reads
+// (as the gopher handler reads a menu); with listerOnly, the site has no
+// ListBody but for http, and its listings are read through List only (as
+// FTP's).
 type site struct {
-	dial    bool // each Fetch dials its URL's host first, through the request
-	mu      sync.Mutex
-	pages   map[string]page
-	fetched []string
-	times   map[string][]time.Time
+	mu         sync.Mutex
+	pages      map[string]page
+	fetched    []string
+	times      map[string][]time.Time
+	listerOnly bool
+	dial       bool // each request dials its URL's host first, through the request
 }
 
 type page struct {
@@ -44,24 +49,33 @@ func (s *site) lookup(u *url.URL) (page, bool) {
 	return p, ok
 }
 
-func (s *site) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+// request records a request, and dials as a real handler would when
+// dial is set, so that the Client's dial-time policy judges the address.
+func (s *site) request(ctx context.Context, req *fetch.Request) (page, bool, error) {
+	u := req.URL
 	s.mu.Lock()
-	s.fetched = append(s.fetched, req.URL.String())
+	s.fetched = append(s.fetched, u.String())
 	if s.times == nil {
 		s.times = map[string][]time.Time{}
 	}
-	s.times[req.URL.Host] = append(s.times[req.URL.Host], time.Now())
-	p, ok := s.lookup(req.URL)
+	s.times[u.Host] = append(s.times[u.Host], time.Now())
+	p, ok := s.lookup(u)
 	dial := s.dial
 	s.mu.Unlock()
 	if dial {
-		// Connect as a real handler would, so that the Client's dial-time
-		// policy judges the address.
-		c, err := req.DialContext(ctx, "tcp", req.URL.HostPort())
+		c, err := req.DialContext(ctx, "tcp", u.HostPort())
 		if err != nil {
-			return nil, err
+			return p, ok, err
 		}
 		c.Close()
+	}
+	return p, ok, nil
+}
+
+func (s *site) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	p, ok, err := s.request(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	if !ok {
 		return nil, fetch.Reply(fetch.NotFound, 404, "not found")
@@ -69,45 +83,79 @@ func (s *site) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, 
 	if p.err != nil {
 		return nil, p.err
 	}
-	res := &fetch.Resource{URL: req.URL, Size: int64(len(p.body)), Status: p.status, MediaType: p.media,
-		Body: io.NopCloser(strings.NewReader(p.body))}
+	body := p.body
+	res := &fetch.Resource{URL: req.URL, Status: p.status, MediaType: p.media}
 	if p.links != nil {
 		res.Kind = fetch.KindMenu
+		body = strings.Join(p.links, "\n") + "\n"
 		if req.URL.Scheme == "http" {
 			res.Kind, res.MediaType = fetch.KindFile, "text/html"
+			var b strings.Builder
+			for _, l := range p.links {
+				fmt.Fprintf(&b, "<a href=%q>x</a>\n", l)
+			}
+			body = b.String()
 		}
 	}
+	res.Size, res.Body = int64(len(body)), io.NopCloser(strings.NewReader(body))
 	return res, nil
 }
 
-func (s *site) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, error) {
-	s.mu.Lock()
-	p, ok := s.lookup(req.URL)
-	s.mu.Unlock()
-	if !ok || p.links == nil {
-		return nil, fetch.Errorf(fetch.Unsupported, "not a listing")
-	}
+// entries returns the producer of a Listing of links.
+func (s *site) entries(links []string) func() (fetch.Entry, error) {
 	i := 0
-	return fetch.NewListing(func() (fetch.Entry, error) {
-		if i == len(p.links) {
+	return func() (fetch.Entry, error) {
+		if i == len(links) {
 			return fetch.Entry{}, io.EOF
 		}
 		i++
-		if p.links[i-1] == "garbage" {
+		if links[i-1] == "garbage" {
 			return fetch.Entry{}, fmt.Errorf("line %q: %w", "garbage", fetch.ErrUnparsed)
 		}
-		u, err := url.ParseLenient(p.links[i-1])
+		u, err := url.ParseLenient(links[i-1])
 		if err != nil {
 			return fetch.Entry{}, err
 		}
-		return fetch.Entry{Name: p.links[i-1], URL: u, Size: -1}, nil
-	}, nil), nil
+		kind := fetch.KindFile
+		s.mu.Lock()
+		if p, ok := s.lookup(u); ok && p.links != nil && u.Scheme != "http" {
+			kind = fetch.KindMenu
+		}
+		s.mu.Unlock()
+		return fetch.Entry{Name: links[i-1], URL: u, Kind: kind, Size: -1}, nil
+	}
+}
+
+func (s *site) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, error) {
+	p, ok, err := s.request(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || p.links == nil {
+		return nil, fetch.Errorf(fetch.Unsupported, "not a listing")
+	}
+	return fetch.NewListing(s.entries(p.links), nil), nil
+}
+
+// bodySite is a site whose listings are read from their bodies.
+type bodySite struct{ *site }
+
+func (s bodySite) ListBody(req *fetch.Request, res *fetch.Resource, body io.Reader) (*fetch.Listing, error) {
+	if res.Kind != fetch.KindMenu {
+		return nil, fetch.Errorf(fetch.Unsupported, "not a listing")
+	}
+	b, _ := io.ReadAll(body)
+	return fetch.NewListing(s.entries(strings.Fields(string(b))), nil), nil
 }
 
 func (s *site) client(schemes ...string) *fetch.Client {
 	c := &fetch.Client{PerHost: -1}
 	for _, sc := range schemes {
-		c.Register(sc, s)
+		if s.listerOnly && sc != "http" {
+			c.Register(sc, s)
+		} else {
+			c.Register(sc, bodySite{s})
+		}
 	}
 	return c
 }
@@ -186,7 +234,10 @@ func TestCrawlDepthAndDedupe(t *testing.T) {
 			}
 		}
 		if tt.depth == 5 {
-			want := Stats{Fetched: 5, Bytes: int64(len("alphabetagamma")), OutOfScope: 5, Skipped: 1} // the search, other host, telnet, file, mailto
+			// Out of scope: the search, other host, telnet, mailto; the
+			// file is local, named by a network resource. The listings'
+			// bytes are their entries' names, one a line.
+			want := Stats{Fetched: 5, Bytes: st.Bytes, OutOfScope: 4, Local: 1, Unparsed: 1}
 			if st != want {
 				t.Errorf("stats %+v, want %+v", st, want)
 			}
@@ -203,7 +254,9 @@ func TestCrawlScope(t *testing.T) {
 	}
 	s = gopherHole()
 	got, _ = visits(t, &Crawler{Client: s.client("gopher", "file"), Depth: 5, Scope: Scope{AnyHost: true, Schemes: []string{"gopher", "file"}}}, "gopher://hole.example/1/")
-	if !slices.Contains(got, "2 file:///etc/passwd") || !slices.Contains(got, "2 gopher://other.example/0/x") {
+	// A network resource never leads to local files, whatever the scope
+	// (issue 25: a remote page made the crawler read /etc/passwd).
+	if slices.Contains(got, "2 file:///etc/passwd") || !slices.Contains(got, "2 gopher://other.example/0/x") || s.count("file:///etc/passwd") != 0 {
 		t.Errorf("Schemes gopher, file: %q", got)
 	}
 	s = gopherHole()
@@ -219,6 +272,11 @@ func TestCrawlScope(t *testing.T) {
 	got, _ = visits(t, &Crawler{Client: s.client("file"), Depth: 5}, "file:///d/")
 	if want := []string{"0 file:///d/"}; !slices.Equal(got, want) {
 		t.Errorf("file seed: %q, want %q", got, want)
+	}
+	// From a file: seed, with file in the scope, local links are followed.
+	got, _ = visits(t, &Crawler{Client: s.client("file"), Depth: 5, Scope: Scope{Schemes: []string{"file"}}}, "file:///d/")
+	if want := []string{"0 file:///d/", "1 file:///d/x"}; !slices.Equal(got, want) {
+		t.Errorf("file seed, file in scope: %q, want %q", got, want)
 	}
 }
 

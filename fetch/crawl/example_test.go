@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/crawl"
@@ -56,4 +57,43 @@ func ExampleCrawler() {
 	}
 	fmt.Printf("%d fetched, %d failed, %d bytes, %d disallowed by robots.txt\n",
 		st.Fetched, st.Failed, st.Bytes, st.Robots)
+}
+
+// A crawl with a follow hook (no images), a filter in Visit (only text,
+// up to 10 MiB: the rest skipped, not failed or fetched again) and its
+// frontier on disk, so that a second run goes on where a killed one
+// stopped, or recrawls a finished one conditionally.
+func ExampleCrawler_hook() {
+	c := new(fetch.Client)
+	schemes.Register(c, schemes.Config{})
+	defer c.Close()
+	fr, err := crawl.OpenDiskFrontier("state")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer fr.Close()
+	cr := &crawl.Crawler{
+		Client:   c,
+		Depth:    3,
+		Frontier: fr,
+		Follow: func(ctx context.Context, l *crawl.Link, add func(crawl.Link)) bool {
+			return l.Tag != "img"
+		},
+		Visit: func(ctx context.Context, p *crawl.Page) error {
+			if p.Err != nil {
+				return nil
+			}
+			if !strings.HasPrefix(p.Resource.MediaType, "text/") || p.Resource.Size > 10<<20 {
+				p.Resource.Body.Close() // skipped
+				return nil
+			}
+			_, err := io.Copy(io.Discard, p.Resource.Body) // or store it
+			return err
+		},
+	}
+	st, err := cr.Run(context.Background(), "http://127.0.0.1:8080/")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d fetched, %d skipped, %d unchanged\n", st.Fetched, st.Skipped, st.Unchanged)
 }

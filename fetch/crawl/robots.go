@@ -31,6 +31,10 @@ type Robots struct {
 	// UserAgent is the product token our rules are found under; "" means
 	// "fetch".
 	UserAgent string
+	// Do, when set, fetches robots.txt in place of Client.Do: a crawler
+	// makes it wait for the host's turn under its rate, and retries it,
+	// as any other request.
+	Do func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error)
 
 	mu    sync.Mutex
 	hosts map[string]*robotstxt.RobotsData
@@ -82,6 +86,21 @@ func (r *Robots) CrawlDelay(u *url.URL) time.Duration {
 	return 0
 }
 
+// Sitemaps returns the sitemaps the host's robots.txt names (its
+// Sitemap: lines). It does not fetch: it answers for hosts Allowed has
+// met.
+func (r *Robots) Sitemaps(u *url.URL) []string {
+	if !isHTTP(u) {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d := r.hosts[robotsKey(u)]; d != nil {
+		return d.Sitemaps
+	}
+	return nil
+}
+
 func (r *Robots) data(ctx context.Context, u *url.URL) *robotstxt.RobotsData {
 	key := robotsKey(u)
 	r.mu.Lock()
@@ -107,7 +126,11 @@ func (r *Robots) data(ctx context.Context, u *url.URL) *robotstxt.RobotsData {
 func (r *Robots) fetch(ctx context.Context, u *url.URL) *robotstxt.RobotsData {
 	ru := &url.URL{Scheme: u.Scheme, Host: u.Host, Port: u.Port, Hier: true, Slash: true, Path: "robots.txt"}
 	status, body := 200, []byte(nil)
-	res, err := r.Client.Do(ctx, &fetch.Request{URL: ru, Hop: true})
+	do := r.Do
+	if do == nil {
+		do = r.Client.Do
+	}
+	res, err := do(ctx, &fetch.Request{URL: ru, Hop: true})
 	if err == nil {
 		body, err = io.ReadAll(io.LimitReader(res.Body, robotsMax))
 		res.Body.Close()

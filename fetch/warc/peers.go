@@ -1,10 +1,16 @@
 package warc
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net"
+	"net/http"
 	"net/netip"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -87,12 +93,79 @@ func (w *Writer) Dial(next func(ctx context.Context, network, addr string) (net.
 
 // Do fetches req with c, like c.Do, and returns the Resource with its Body
 // replaced by Tee's: the fetch is recorded when the caller closes Body.
-// Failed fetches are not recorded.
+// An http(s) reply of status 400 or more, which the Client returns as an
+// error, is recorded too (see Writer.WriteErrorReply); other failed
+// fetches are not.
 func (w *Writer) Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*fetch.Resource, error) {
+	var eb *errorBody
+	if isHTTP(req.URL) && !req.Head {
+		eb = &errorBody{}
+		r := *req
+		r.ErrorBody = eb
+		if req.ErrorBody != nil {
+			r.ErrorBody = io.MultiWriter(req.ErrorBody, eb)
+		}
+		req = &r
+	}
+	date := w.now()
 	res, err := c.Do(w.peers.context(ctx, req.URL), req)
 	if err != nil {
+		var re *fetch.ReplyError
+		if eb != nil && errors.As(err, &re) && re.Code >= 400 {
+			if werr := w.WriteErrorReply(req, re, eb.b.Bytes(), eb.cut, date); werr != nil {
+				return nil, errors.Join(err, werr)
+			}
+		}
 		return nil, err
 	}
 	res.Body = w.Tee(req, res)
 	return res, nil
+}
+
+// maxErrorBody bounds the body of an error reply that Do records.
+const maxErrorBody = 1 << 20
+
+// errorBody keeps the first maxErrorBody bytes of an error reply's body.
+type errorBody struct {
+	b   bytes.Buffer
+	cut bool
+}
+
+func (e *errorBody) Write(p []byte) (int, error) {
+	if room := maxErrorBody - e.b.Len(); len(p) > room {
+		e.b.Write(p[:max(room, 0)])
+		e.cut = true
+		return len(p), nil
+	}
+	return e.b.Write(p)
+}
+
+// WriteErrorReply records an http(s) reply of status 400 or more, which
+// the Client returns as a *fetch.ReplyError, as a request record and a
+// response record. The response head is its status line and the
+// Content-Length of the body kept: the error does not carry the reply's
+// header fields. body is the reply's
+// body (Request.ErrorBody's); cut marks one that was longer than kept
+// (WARC-Truncated "length").
+func (w *Writer) WriteErrorReply(req *fetch.Request, re *fetch.ReplyError, body []byte, cut bool, date time.Time) error {
+	// The length of the body kept, so that a reader finds it (warcio.js
+	// reads no body from a head without one).
+	h := http.Header{"Content-Length": {strconv.Itoa(len(body))}}
+	text := fetch.Sanitize(re.Text)
+	if text == "" {
+		text = http.StatusText(re.Code)
+	}
+	x := &Exchange{
+		TargetURI: req.URL.Redacted(),
+		Date:      date,
+		IPAddress: w.peers.lookup(req.URL),
+		Request:   requestHead(req, &fetch.Resource{URL: req.URL}),
+		Response:  ResponseHead("HTTP/1.1 "+strconv.Itoa(re.Code)+" "+text, h),
+		Body:      bytes.NewReader(body),
+	}
+	if cut {
+		x.Truncated = TruncatedLength
+	}
+	_, _, err := w.WriteHTTP(x)
+	return err
 }

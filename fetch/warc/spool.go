@@ -17,8 +17,9 @@ type spool struct {
 	dir     string
 	mem     bytes.Buffer
 	file    *os.File
-	size    int64 // bytes of the block
-	headLen int64 // bytes before the payload (the HTTP head); -1 until payloadStart
+	size    int64  // bytes of the block
+	headLen int64  // bytes before the payload (the HTTP head); -1 until payloadStart
+	head    []byte // those bytes
 	block   hash.Hash
 	payload hash.Hash
 	err     error
@@ -34,7 +35,12 @@ func newSpool(opts Options) (*spool, error) {
 
 // payloadStart marks the end of the head: what is written next is the
 // payload.
-func (s *spool) payloadStart() { s.headLen = s.size }
+func (s *spool) payloadStart() {
+	s.headLen = s.size
+	if s.file == nil {
+		s.head = bytes.Clone(s.mem.Bytes())
+	}
+}
 
 // Write adds p to the block (and to the payload once payloadStart was
 // called). It fails only when the temporary file cannot be written.

@@ -40,6 +40,7 @@ const (
 	TypeResource = "resource"
 	TypeRequest  = "request"
 	TypeMetadata = "metadata"
+	TypeRevisit  = "revisit"
 )
 
 // The truncation reasons of WARC 1.1 §5.13.
@@ -70,6 +71,25 @@ type Options struct {
 	// Now returns the time stamped on records that carry no date of their
 	// own. Nil means time.Now.
 	Now func() time.Time
+	// Revisits writes a response or resource record whose payload is
+	// identical (by its SHA-1 digest) to one this Writer wrote before as a
+	// revisit record (WARC 1.1 §6.7.2, the identical-payload-digest
+	// profile): the HTTP head only, WARC-Refers-To the first record.
+	Revisits bool
+	// Index, when set, receives a CDXJ line (pywb's index format) for
+	// each response, resource and revisit record: the URL's SURT, the
+	// 14-digit timestamp, and a JSON object with url, mime, status,
+	// digest, length, offset and filename. The lines come in the order of
+	// the records; sort them (LC_ALL=C sort) for a reader that needs them
+	// sorted.
+	Index io.Writer
+	// MaxSize, with Rotate, starts a new file once the current one holds
+	// MaxSize bytes or more: before the next record (an HTTP request and
+	// its response stay together), Rotate gives the next file and its
+	// name, which begins with a warcinfo record of its own.
+	MaxSize int64
+	// Rotate returns the next file when MaxSize is reached.
+	Rotate func() (w io.Writer, filename string, err error)
 }
 
 // Field is one named field of a record's header, or of a warcinfo block.
@@ -110,8 +130,9 @@ type Writer struct {
 	peers peers
 
 	mu     sync.Mutex
-	w      io.Writer
+	w      *countingWriter
 	bw     *bufio.Writer
+	seen   map[string]revisitOf // payload digest → the first record, for Revisits
 	zw     *gzip.Writer
 	infoID string // the current warcinfo record's ID; "" before the first
 	err    error  // sticky: the output failed, later records are refused
@@ -119,7 +140,21 @@ type Writer struct {
 
 // NewWriter returns a Writer writing records to w.
 func NewWriter(w io.Writer, opts Options) *Writer {
-	return &Writer{w: w, opts: opts, bw: bufio.NewWriterSize(w, 64<<10)}
+	cw := &countingWriter{w: w}
+	return &Writer{w: cw, opts: opts, bw: bufio.NewWriterSize(cw, 64<<10)}
+}
+
+// countingWriter counts the bytes written through it: the offsets of the
+// records in the file.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (w *Writer) now() time.Time {
@@ -240,6 +275,9 @@ func (w *Writer) spool(head []byte, payload io.Reader) (*spool, error) {
 // emitFirst writes the warcinfo record when none was written yet, then the
 // record. The caller holds w.mu.
 func (w *Writer) emitFirst(id string, h *Header, sp *spool) error {
+	if err := w.rotate(); err != nil {
+		return err
+	}
 	if w.infoID == "" {
 		if _, err := w.writeInfo(nil); err != nil {
 			return err
@@ -254,6 +292,12 @@ func (w *Writer) emit(id string, h *Header, sp *spool) error {
 	if w.err != nil {
 		return w.err
 	}
+	h, sp, release, err := w.revisit(id, h, sp)
+	if err != nil {
+		return err
+	}
+	defer release()
+	offset := w.w.n
 	hdr, err := w.header(id, h, sp)
 	if err != nil {
 		return err
@@ -278,6 +322,29 @@ func (w *Writer) emit(id string, h *Header, sp *spool) error {
 		w.err = fmt.Errorf("warc: writing a record: %w", err)
 		return w.err
 	}
+	if err := w.index(h, sp, offset, w.w.n-offset); err != nil {
+		w.err = fmt.Errorf("warc: writing the index: %w", err)
+		return w.err
+	}
+	return nil
+}
+
+// rotate starts the next file when the current one has reached MaxSize:
+// before the next record, so that no file is left empty. The caller holds
+// w.mu.
+func (w *Writer) rotate() error {
+	if w.opts.MaxSize <= 0 || w.opts.Rotate == nil || w.w.n < w.opts.MaxSize || w.infoID == "" {
+		return nil
+	}
+	next, name, err := w.opts.Rotate()
+	if err != nil {
+		w.err = fmt.Errorf("warc: the next file: %w", err)
+		return w.err
+	}
+	w.w = &countingWriter{w: next}
+	w.bw.Reset(w.w)
+	w.opts.Filename = name
+	w.infoID = "" // the file begins with a warcinfo record of its own
 	return nil
 }
 
@@ -323,7 +390,7 @@ func (w *Writer) header(id string, h *Header, sp *spool) ([]byte, error) {
 	fs = append(fs, h.Fields...)
 	add("Content-Type", h.ContentType)
 	fs = append(fs, Field{"WARC-Block-Digest", sp.blockDigest()})
-	if h.Type != TypeWarcinfo && (sp.headLen == 0 || sp.size > sp.headLen) {
+	if h.Type != TypeWarcinfo && h.Type != TypeRevisit && (sp.headLen == 0 || sp.size > sp.headLen) {
 		// A payload is defined for resource records (the whole block)
 		// and for HTTP messages that have an entity body.
 		fs = append(fs, Field{"WARC-Payload-Digest", sp.payloadDigest()})

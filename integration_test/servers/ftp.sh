@@ -14,6 +14,7 @@
 #   FETCH_IT_FTP_TLS_ADDR    127.0.0.1:PORT of the same tree with AUTH TLS required
 #   FETCH_IT_FTPS_ADDR       127.0.0.1:PORT of the same tree over implicit TLS (ftps)
 #   FETCH_IT_FTP_CA          the self-signed certificate of both, for --cacert
+# $IT_DIR/ftp/vsftpd.log logs every command (log_ftp_protocol), for tests that count requests.
 source "$(dirname "$0")/../lib.sh"
 
 name=ftp
@@ -54,7 +55,9 @@ conf() {
 		max_per_ip=0
 		idle_session_timeout=600
 		delay_failed_login=0
-		xferlog_enable=NO
+		xferlog_enable=YES
+		xferlog_std_format=NO
+		log_ftp_protocol=YES
 		vsftpd_log_file=$dir/vsftpd.log
 		use_localtime=NO
 	EOF
@@ -96,6 +99,15 @@ start() {
 	printf 'spaced out\n' >"$dir/anon/pub/with space/name with space.txt"
 	printf 'private\n' >"$dir/home/private.txt"
 	printf 'sub\n' >"$dir/home/sub/inner.txt"
+	# Symbolic links (vsftpd lists them with LIST's "l"): to a folder, to a
+	# file, to the folder itself and to its parent (cycles), relative so
+	# that they hold inside the chroot.
+	mkdir -p "$dir/anon/links/target"
+	printf 'linked\n' >"$dir/anon/links/target/t.txt"
+	ln -sfn target "$dir/anon/links/dirlink"
+	ln -sfn target/t.txt "$dir/anon/links/filelink"
+	ln -sfn . "$dir/anon/links/loop"
+	ln -sfn .. "$dir/anon/links/up"
 	if [ ! -s "$dir/anon/big.bin" ]; then
 		head -c $((64 << 20)) /dev/urandom >"$dir/anon/big.bin"
 	fi

@@ -67,7 +67,9 @@ SH
 	# -nv no virtual hosts, -nu no ~user spaces, -nh/-nf no menu header and
 	# footer (so menus are exactly the gophermap), -ns no syslog, -nm no
 	# shared memory (whose hit and byte counts, kept across runs, throttle).
-	start_bg "$name" tcpserver "${drop[@]}" -c 200 127.0.0.1 "$port" \
+	# -v: tcpserver logs each connection ("tcpserver: ok ..."), so that a
+	# test can count the requests gophernicus served.
+	start_bg "$name" tcpserver "${drop[@]}" -v -c 200 127.0.0.1 "$port" \
 		/usr/sbin/gophernicus -h 127.0.0.1 -p "$port" -r "$root" -nv -nu -nh -nf -ns -nm
 	wait_port "$port" || { cat "$IT_DIR/$name.log" >&2; return 1; }
 	export_env "$name" FETCH_IT_GOPHER_ADDR "127.0.0.1:$port"

@@ -127,7 +127,8 @@ func newJob(req *fetch.Request) (job, error) {
 //
 // With req.Head, SIZE (in TYPE I, the file's size on the server) and MDTM
 // are asked. With req.IfModifiedSince, MDTM is asked before RETR, and a
-// file not modified since then fails with Kind NotModified. With req.Offset, REST asks the server to resume there;
+// file not modified since then fails with Kind NotModified; with
+// req.WantModTime, MDTM is asked too, for Resource.ModTime. With req.Offset, REST asks the server to resume there;
 // Resource.Offset says whether it did. Resuming a TYPE A transfer is
 // refused (Kind Unsupported): its offsets count converted bytes, not the
 // file's; fetch such a file with ";type=i" to resume it.
@@ -305,9 +306,11 @@ func (h *Handler) retrieve(ctx context.Context, c *ctrl, req *fetch.Request, j j
 			return nil, err
 		}
 	}
-	if err := c.unchanged(req, j.name); err != nil {
+	mt, err := c.unchanged(req, j.name)
+	if err != nil {
 		return nil, err
 	}
+	res.ModTime = mt
 	offset := req.Offset
 	if offset > 0 && size >= 0 && offset > size {
 		return nil, fetch.Errorf(fetch.Other, "cannot resume at byte %d: the file has only %d (SIZE)", offset, size)
@@ -387,18 +390,19 @@ func (h *Handler) transfer(ctx context.Context, c *ctrl, req *fetch.Request, key
 	return &transfer{ctx: ctx, h: h, c: c, key: key, cmd: fetch.Sanitize(line), data: dc, want: -1, offset: rest}, nil
 }
 
-// unchanged asks MDTM when req is conditional (IfModifiedSince) and fails
-// with Kind NotModified when the file is not newer. A server that cannot
-// tell gets the file.
-func (c *ctrl) unchanged(req *fetch.Request, name string) error {
-	if req.IfModifiedSince.IsZero() {
-		return nil
+// unchanged asks MDTM when req is conditional (IfModifiedSince) or wants
+// the time (WantModTime), returns the time (zero when the server cannot
+// tell), and fails with Kind NotModified when the file is not newer than
+// asked. A server that cannot tell gets the file.
+func (c *ctrl) unchanged(req *fetch.Request, name string) (time.Time, error) {
+	if req.IfModifiedSince.IsZero() && !req.WantModTime {
+		return time.Time{}, nil
 	}
 	mt, code, msg, err := c.mdtm(name)
-	if err != nil || mt.IsZero() || mt.After(req.IfModifiedSince) {
-		return err
+	if err != nil || req.IfModifiedSince.IsZero() || mt.IsZero() || mt.After(req.IfModifiedSince) {
+		return mt, err
 	}
-	return replyErr(fetch.NotModified, "MDTM "+name, code, msg, "not modified since "+req.IfModifiedSince.UTC().Format(time.RFC3339))
+	return mt, replyErr(fetch.NotModified, "MDTM "+name, code, msg, "not modified since "+req.IfModifiedSince.UTC().Format(time.RFC3339))
 }
 
 // dataGrace is how long the control connection's reply is awaited after

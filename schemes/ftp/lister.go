@@ -24,7 +24,9 @@ var _ fetch.Lister = (*Handler)(nil)
 // "ls -l" and DOS formats; a line neither fits is counted by
 // Listing.Skipped, never dropped silently), else NLST's names, whose
 // kind a name list does not tell (they are listed as files). The URL of
-// a directory entry ends in "/".
+// a directory entry ends in "/". Symbolic links come last, each listed
+// as what it leads to: a directory if CWD enters it, else a file whose
+// size SIZE tells (see resolveLinks).
 func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, error) {
 	j, err := newJob(req)
 	if err != nil {
@@ -115,9 +117,31 @@ func (h *Handler) entries(ctx context.Context, c *ctrl, req *fetch.Request, key 
 		return nil, err
 	}
 	lines := bufio.NewReaderSize(t, 4096)
+	var links []item           // the listing's symbolic links, resolved after it
+	var resolved []fetch.Entry // their entries, handed out last
+	done := false
 	next := func() (fetch.Entry, error) {
 		for {
+			if done {
+				if len(resolved) == 0 {
+					return fetch.Entry{}, io.EOF
+				}
+				e := resolved[0]
+				resolved = resolved[1:]
+				return e, nil
+			}
 			line, err := readLine(lines)
+			if err == io.EOF {
+				// The transfer is over (its connection back in the
+				// pool): the links can be asked about now.
+				done = true
+				if len(links) > 0 {
+					if resolved, err = h.resolveLinks(ctx, req, dir, base, links); err != nil {
+						return fetch.Entry{}, err
+					}
+				}
+				continue
+			}
 			if err != nil {
 				return fetch.Entry{}, err
 			}
@@ -130,6 +154,10 @@ func (h *Handler) entries(ctx context.Context, c *ctrl, req *fetch.Request, key 
 			}
 			if err != nil {
 				return fetch.Entry{}, err
+			}
+			if it.link && len(links) < maxLinks {
+				links = append(links, it)
+				continue
 			}
 			return entry(base, it)
 		}

@@ -33,7 +33,7 @@ func TestParseLIST(t *testing.T) {
 		{"-rw-r--r--   1 ftp ftp 5 Dec 30 10:00 old", item{name: "old", size: 5, mtime: time.Date(2025, 12, 30, 10, 0, 0, 0, time.UTC)}, nil},
 		// no group column
 		{"-rw-r--r--   1 owner 42 Mar  1 09:30 nogroup", item{name: "nogroup", size: 42, mtime: time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)}, nil},
-		{"lrwxrwxrwx   1 root root 7 Nov 23 17:05 link -> target", item{name: "link", size: -1, mtime: time.Date(2026, 11, 23, 17, 5, 0, 0, time.UTC)}, nil},
+		{"lrwxrwxrwx   1 root root 7 Nov 23 17:05 link -> target", item{name: "link", link: true, size: -1, mtime: time.Date(2026, 11, 23, 17, 5, 0, 0, time.UTC)}, nil},
 		{"drwxr-xr-x   2 root root 4096 Nov 23 17:05 .", item{}, errSkip},
 		{"total 12", item{}, errSkip},
 		// DOS (IIS)
@@ -67,7 +67,8 @@ func TestParseMLSD(t *testing.T) {
 		{"type=file;size=3000;modify=20261123170528;UNIX.mode=0644; data.bin", item{name: "data.bin", size: 3000, mtime: time.Date(2026, 11, 23, 17, 5, 28, 0, time.UTC)}, nil},
 		{"Type=dir;Modify=20261123170528.123; sub dir", item{name: "sub dir", dir: true, size: -1, mtime: time.Date(2026, 11, 23, 17, 5, 28, 123e6, time.UTC)}, nil},
 		{"type=file;media-type=text/plain; a b", item{name: "a b", size: -1, media: "text/plain"}, nil},
-		{"type=OS.unix=symlink;size=7; link", item{name: "link", size: 7}, nil},
+		{"type=OS.unix=symlink;size=7; link", item{name: "link", link: true, size: -1}, nil},
+		{"type=OS.unix=slink:/srv/ftp/pub;modify=20261123170528; ln", item{name: "ln", link: true, size: -1, mtime: time.Date(2026, 11, 23, 17, 5, 28, 0, time.UTC)}, nil},
 		{"type=cdir; /pub", item{}, errSkip},
 		{"type=pdir; ..", item{}, errSkip},
 		{"nospace", item{}, fetch.ErrUnparsed},

@@ -14,6 +14,7 @@ import (
 type item struct {
 	name  string
 	dir   bool
+	link  bool  // a symbolic link, to a directory or a file: see resolveLinks
 	size  int64 // -1 when unknown
 	mtime time.Time
 	media string
@@ -69,6 +70,10 @@ func parseMLSD(line string) (item, error) {
 		return item{}, errSkip
 	case typ == "dir":
 		it.dir, it.size = true, -1
+	case strings.HasPrefix(typ, "os.unix=slink") || strings.HasPrefix(typ, "os.unix=symlink"):
+		// RFC 3659 §7.5.1's OS-specific type: pure-ftpd's slink,
+		// proftpd's symlink, either perhaps with ":target".
+		it.link, it.size = true, -1
 	case typ == "":
 		return item{}, unparsed("MLSD", line)
 	}
@@ -190,7 +195,7 @@ func parseUnix(line string, f []field, now time.Time) (item, error) {
 		if name == "." || name == ".." {
 			return item{}, errSkip
 		}
-		it := item{name: name, dir: kind == 'd', size: size, mtime: t}
+		it := item{name: name, dir: kind == 'd', link: kind == 'l', size: size, mtime: t}
 		if kind != '-' {
 			it.size = -1 // a directory's or a link's size is not its content's
 		}

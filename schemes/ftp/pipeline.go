@@ -32,7 +32,7 @@ var errPipeLost = errors.New("no reply to the second of two commands sent togeth
 // REST or MDTM between them, and a server that has not lost a pipelined
 // command to this Handler.
 func (h *Handler) pipelines(c *ctrl, req *fetch.Request, key string) bool {
-	if h.Active || c.noEPSV || c.noSize || req.Offset > 0 || !req.IfModifiedSince.IsZero() {
+	if h.Active || c.noEPSV || c.noSize || req.Offset > 0 || !req.IfModifiedSince.IsZero() || req.WantModTime {
 		return false
 	}
 	_, lost := h.unpiped.Load(key)

@@ -9,7 +9,7 @@ import (
 // Plan returns the commands Fetch sends for req on a new control
 // connection, passwords as "****": the login, PWD, one CWD per <cwd>
 // segment, and then NLST; or TYPE I, SIZE and MDTM for req.Head; or TYPE,
-// SIZE in TYPE I, MDTM for req.IfModifiedSince, REST for req.Offset, and
+// SIZE in TYPE I, MDTM for req.IfModifiedSince or req.WantModTime, REST for req.Offset, and
 // RETR. The data connection's command (EPSV, or EPRT in
 // active mode) is listed before the transfer command; a server without it
 // is sent PASV or PORT instead.
@@ -52,7 +52,7 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 	if j.typ == "I" {
 		lines = append(lines, "SIZE "+j.name)
 	}
-	if !req.IfModifiedSince.IsZero() {
+	if !req.IfModifiedSince.IsZero() || req.WantModTime {
 		lines = append(lines, "MDTM "+j.name)
 	}
 	lines = append(lines, data)

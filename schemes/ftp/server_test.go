@@ -45,6 +45,7 @@ type fakeServer struct {
 	tlsConf      *tls.Config              // when set, AUTH TLS, PBSZ and PROT are understood
 	implicit     bool                     // with tlsConf: TLS from the first byte (ftps)
 	nagle        bool                     // each reply written in two pieces, Nagle's algorithm on
+	links        map[string]string        // symbolic links: absolute path → target (relative to the link's folder, or absolute)
 
 	mu     sync.Mutex
 	refuse map[string]bool // CWD to these absolute paths fails (set with refuseCWD)
@@ -109,6 +110,34 @@ func (s *fakeServer) commands() [][]string {
 		out[i] = append([]string(nil), l...)
 	}
 	return out
+}
+
+// real returns p with its symbolic links followed, as the server's file
+// system resolves it (vsftpd's PWD shows this path), or "" for a cycle.
+func (s *fakeServer) real(p string) string {
+	for range 40 {
+		parts := strings.Split(strings.TrimPrefix(path.Clean(p), "/"), "/")
+		cur, changed := "/", false
+		for i, part := range parts {
+			if part == "" {
+				continue
+			}
+			next := path.Join(cur, part)
+			if t, ok := s.links[next]; ok {
+				if !strings.HasPrefix(t, "/") {
+					t = path.Join(cur, t)
+				}
+				p = path.Join(append([]string{t}, parts[i+1:]...)...)
+				changed = true
+				break
+			}
+			cur = next
+		}
+		if !changed {
+			return cur
+		}
+	}
+	return ""
 }
 
 func (s *fakeServer) isDir(p string) bool {
@@ -222,11 +251,11 @@ func (ss *session) handle(verb, arg string) bool {
 			ss.reply(250, "Directory successfully changed.")
 			return true
 		}
-		p := ss.abs(arg)
+		p := s.real(ss.abs(arg))
 		s.mu.Lock()
 		refused := s.refuse[p]
 		s.mu.Unlock()
-		if refused || !ss.s.isDir(p) {
+		if refused || p == "" || !ss.s.isDir(p) {
 			ss.reply(550, "Failed to change directory.")
 			return true
 		}
@@ -236,7 +265,7 @@ func (ss *session) handle(verb, arg string) bool {
 		ss.typ = arg
 		ss.reply(200, "Switching to "+arg+" mode.")
 	case "SIZE":
-		f, ok := s.files[ss.abs(arg)]
+		f, ok := s.files[s.real(ss.abs(arg))]
 		if s.asciiNoSize && ss.typ == "A" {
 			ss.reply(550, "SIZE not allowed in ASCII mode")
 		} else if s.noSize {
@@ -289,7 +318,17 @@ func (ss *session) handle(verb, arg string) bool {
 		ss.port = net.JoinHostPort(f[2], f[3])
 		ss.reply(200, "EPRT command successful.")
 	case "RETR":
-		ss.retr(ss.abs(arg))
+		ss.retr(s.real(ss.abs(arg)))
+	case "LIST":
+		dir := s.real(ss.cwd)
+		if arg != "" {
+			dir = s.real(ss.abs(arg))
+		}
+		if !s.isDir(dir) {
+			ss.reply(550, "No such directory.")
+			return true
+		}
+		ss.send([]byte(s.listUnix(dir)), "", false, false)
 	case "NLST":
 		dir := ss.cwd
 		if arg != "" {
@@ -410,4 +449,37 @@ func (ss *session) send(b []byte, p string, cut, noFinal bool) {
 		return
 	}
 	ss.reply(226, "Transfer complete.")
+}
+
+// listUnix is LIST's answer for dir, as vsftpd writes it ("ls -l"):
+// folders, files and symbolic links ("name -> target"), by name.
+func (s *fakeServer) listUnix(dir string) string {
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	lines := map[string]string{}
+	for f, b := range s.files {
+		rest, ok := strings.CutPrefix(f, prefix)
+		if !ok {
+			continue
+		}
+		if n, _, sub := strings.Cut(rest, "/"); sub {
+			lines[n] = "drwxr-xr-x    2 0        0            4096 Nov 23 17:05 " + n
+		} else {
+			lines[n] = fmt.Sprintf("-rw-r--r--    1 0        0        %8d Nov 23 17:05 %s", len(b), n)
+		}
+	}
+	for l, t := range s.links {
+		if n, ok := strings.CutPrefix(l, prefix); ok && !strings.Contains(n, "/") {
+			lines[n] = fmt.Sprintf("lrwxrwxrwx    1 0        0        %8d Nov 23 17:05 %s -> %s", len(t), n, t)
+		}
+	}
+	names := make([]string, 0, len(lines))
+	for n := range lines {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString(lines[n] + "\r\n")
+	}
+	return b.String()
 }

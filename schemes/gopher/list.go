@@ -3,12 +3,16 @@ package gopher
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
 )
 
-var _ fetch.Lister = (*Handler)(nil)
+var (
+	_ fetch.Lister     = (*Handler)(nil)
+	_ fetch.BodyLister = (*Handler)(nil)
+)
 
 // itemKinds are the kinds of resource the item types lead to.
 var itemKinds = map[byte]fetch.ResourceKind{
@@ -34,7 +38,24 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 	if err != nil {
 		return nil, err
 	}
-	m := NewMenuReader(res.Body)
+	return fetch.NewListing(h.menuItems(req, res.Body), res.Body), nil
+}
+
+// ListBody reads the items of a menu (or search results) that Fetch
+// returned for req from body, as List yields them, without a request:
+// a crawler that stores the menu follows its items from the same bytes.
+// An item of another type than 1 or 7 is no menu: Kind Unsupported.
+func (h *Handler) ListBody(req *fetch.Request, res *fetch.Resource, body io.Reader) (*fetch.Listing, error) {
+	if t := req.URL.Gopher().Type; !isMenuType(t) {
+		return nil, fetch.Errorf(fetch.Unsupported, "gopher type %s is not a menu: only menus (1) and searches (7) can be listed", sanitize(t))
+	}
+	return fetch.NewListing(h.menuItems(req, body), nil), nil
+}
+
+// menuItems returns a Listing's producer of the items of the menu read
+// from body.
+func (h *Handler) menuItems(req *fetch.Request, body io.Reader) func() (fetch.Entry, error) {
+	m := NewMenuReader(body)
 	m.Base, m.MaxLine = req.URL, h.MaxLine
 	skipped, pending := 0, 0
 	var held *fetch.Entry
@@ -70,7 +91,7 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 			held = &e
 		}
 	}
-	return fetch.NewListing(next, res.Body), nil
+	return next
 }
 
 // entry returns the Entry of a menu item; an entry without a URL for

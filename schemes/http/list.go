@@ -13,7 +13,10 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-var _ fetch.Lister = (*Handler)(nil)
+var (
+	_ fetch.Lister     = (*Handler)(nil)
+	_ fetch.BodyLister = (*Handler)(nil)
+)
 
 // Bounds of listing a page.
 const (
@@ -57,6 +60,21 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 	}
 	p := newPageLinks(res.Body, res.URL)
 	return fetch.NewListing(p.next, res.Body), nil
+}
+
+// ListBody reads the links of a page Fetch returned from body, as List
+// yields them, without a request: a crawler that stores the page follows
+// its links from the same bytes. A reply that is not HTML cannot be
+// listed: Kind Unsupported.
+func (h *Handler) ListBody(req *fetch.Request, res *fetch.Resource, body io.Reader) (*fetch.Listing, error) {
+	mt, _, _ := strings.Cut(res.MediaType, ";")
+	switch strings.TrimSpace(strings.ToLower(mt)) {
+	case "text/html", "application/xhtml+xml":
+	default:
+		return nil, fetch.Errorf(fetch.Unsupported, "%s is not HTML: only HTML pages can be listed", res.URL.Redacted())
+	}
+	p := newPageLinks(body, res.URL)
+	return fetch.NewListing(p.next, nil), nil
 }
 
 // pageLinks reads the links of an HTML page one at a time.

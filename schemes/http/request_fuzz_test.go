@@ -71,19 +71,15 @@ func bothRequests(t *testing.T, h *Handler, req *fetch.Request) (own, net string
 	if err != nil {
 		return "", "", false
 	}
-	// As Handler.direct makes it: every field, Accept-Encoding among them
-	// (decodeBody decodes for both transports).
+	// As Handler.direct makes it.
 	r := &h1Request{method: method, path: u.Path, host: hs[0].value, fields: hs}
 	own = string(appendRequest(nil, r))
 
-	// As Handler.once makes it for net/http, whose Transport adds no
-	// Accept-Encoding of its own (DisableCompression).
+	// As Handler.once makes it for net/http.
 	nu := netURL(u)
 	hreq := &http.Request{Method: method, URL: nu, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: make(http.Header), Host: nu.Host}
 	for _, hd := range hs {
-		switch hd.name {
-		case "Host":
-		default:
+		if hd.name != "Host" {
 			hreq.Header.Add(hd.name, hd.value)
 		}
 	}
@@ -91,6 +87,6 @@ func bothRequests(t *testing.T, h *Handler, req *fetch.Request) (own, net string
 	if err := hreq.Write(&b); err != nil {
 		t.Fatalf("net/http refuses the request the own client writes as\n%q\n: %v", own, err)
 	}
-	net = b.String()
+	net = b.String() // the Transport adds no field: its own decoding is off (see transport)
 	return own, net, true
 }

@@ -1,6 +1,7 @@
 package telnet
 
 import (
+	"bytes"
 	"os"
 
 	"golang.org/x/term"
@@ -10,6 +11,7 @@ import (
 const (
 	sb   = 250
 	se   = 240
+	wont = 252
 	naws = 31
 )
 
@@ -61,3 +63,77 @@ var (
 	libNAWSEnd   = []byte{iac, se}
 	libWillNAWS  = []byte{iac, will, naws}
 )
+
+// commandScan follows the server's byte stream far enough to see its
+// option commands (IAC verb option), skipping doubled IACs and
+// subnegotiations (IAC SB ... IAC SE) as the telnet library does.
+type commandScan struct {
+	state byte // one of the scan states below
+	verb  byte // the verb of an IAC verb option being read
+}
+
+const (
+	scanData  = iota // text
+	scanIAC          // after IAC
+	scanVerb         // after IAC and WILL, WONT, DO or DONT
+	scanSB           // inside a subnegotiation
+	scanSBIAC        // after IAC inside a subnegotiation
+)
+
+// feed scans p and calls f for each option command completed in it.
+func (c *commandScan) feed(p []byte, f func(verb, opt byte)) {
+	for _, b := range p {
+		switch c.state {
+		case scanData:
+			if b == iac {
+				c.state = scanIAC
+			}
+		case scanIAC:
+			switch {
+			case b >= will && b <= dont:
+				c.verb, c.state = b, scanVerb
+			case b == sb:
+				c.state = scanSB
+			default: // IAC IAC (a data byte) or a command without an option
+				c.state = scanData
+			}
+		case scanVerb:
+			f(c.verb, b)
+			c.state = scanData
+		case scanSB:
+			if b == iac {
+				c.state = scanSBIAC
+			}
+		case scanSBIAC:
+			if b == se {
+				c.state = scanData
+			} else {
+				c.state = scanSB
+			}
+		}
+	}
+}
+
+// watchNAWS sees the server's commands in p, bytes just read: a DONT NAWS
+// once the client has agreed to NAWS withdraws the agreement (RFC 854's
+// option rules; the library ignores it), so the client answers WONT NAWS
+// and sends no more window sizes until the server asks again with DO.
+func (s *Session) watchNAWS(p []byte) {
+	if bytes.IndexByte(p, iac) < 0 && s.scan.state == scanData {
+		return
+	}
+	s.scan.feed(p, func(verb, opt byte) {
+		if verb != dont || opt != naws {
+			return
+		}
+		s.nawsMu.Lock()
+		defer s.nawsMu.Unlock()
+		if !s.nawsOn {
+			return
+		}
+		s.nawsOn = false
+		s.trace.Send("IAC WONT NAWS")
+		s.armWrite()
+		s.raw.Write([]byte{iac, wont, naws}) // a failure shows on the connection's next use
+	})
+}

@@ -3,8 +3,10 @@ package telnet
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
+	"slices"
 	"testing"
 	"time"
 
@@ -103,5 +105,62 @@ func TestNAWSDefaultSize(t *testing.T) {
 	}
 	if w, h := windowSize(0, 0); w <= 0 || h <= 0 {
 		t.Errorf("windowSize(0, 0) = %d, %d, want a positive size", w, h)
+	}
+}
+
+// TestNAWSDont: a server that says DONT NAWS after the client agreed to
+// it gets WONT NAWS, and no window size after (RFC 854's option rules;
+// issue 28: the library ignored the DONT).
+func TestNAWSDont(t *testing.T) {
+	addr, done := serve(t, func(p *peer) {
+		p.send(cIAC, cDO, oNAWS)
+		p.sendf("ready\r\n")
+		p.readLine()
+		p.send(cIAC, cDONT, oNAWS)
+		p.sendf("stopped\r\n")
+		p.readLine()
+		p.sendf("ok\r\n")
+	})
+	s := open(t, &Handler{Width: 80, Height: 24}, "telnet://"+addr, nil)
+	if _, err := s.ExpectString(10*time.Second, "ready\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	s.Write([]byte("a\n"))
+	if _, err := s.ExpectString(10*time.Second, "stopped\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetWindowSize(132, 50); err != nil {
+		t.Fatal(err)
+	}
+	s.Write([]byte("b\n"))
+	if _, err := s.ExpectString(10*time.Second, "ok\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	p := <-done
+	if subs := p.subnegotiations(); len(subs) != 1 || !bytes.Equal(subs[0], []byte{oNAWS, 0, 80, 0, 24}) {
+		t.Errorf("subnegotiations % x, want only the first window size", subs)
+	}
+	if cmds := p.commands(); !slices.Contains(cmds, "WONT 31") {
+		t.Errorf("commands %q, want WONT 31 after DONT NAWS", cmds)
+	}
+}
+
+// TestCommandScan: the scan of the server's stream sees option commands
+// in any split, and none inside a subnegotiation or a doubled IAC.
+func TestCommandScan(t *testing.T) {
+	stream := []byte{'a', cIAC, cIAC, cDONT, oNAWS, // IAC IAC: data 255, then text
+		cIAC, cSB, 24, cIAC, cIAC, cDONT, oNAWS, cIAC, cSE, // inside SB
+		'b', cIAC, cDONT, oNAWS, cIAC, cDO, oECHO}
+	want := []string{"254 31", "253 1"}
+	for split := range len(stream) + 1 {
+		var c commandScan
+		var got []string
+		f := func(verb, opt byte) { got = append(got, fmt.Sprintf("%d %d", verb, opt)) }
+		c.feed(stream[:split], f)
+		c.feed(stream[split:], f)
+		if !slices.Equal(got, want) {
+			t.Errorf("split at %d: commands %q, want %q", split, got, want)
+		}
 	}
 }

@@ -56,10 +56,12 @@ type Session struct {
 	lastCR bool       // the last byte written was a CR turned into CR LF
 	wbuf   []byte
 
+	scan commandScan // the server's commands as read: only the reader uses it
+
 	nawsMu   sync.Mutex // guards the fields below
 	width    int        // the window size NAWS reports
 	height   int
-	nawsOn   bool // the client has sent WILL NAWS
+	nawsOn   bool // the client has sent WILL NAWS, and no DONT NAWS came since
 	nawsSkip bool // the library's own NAWS subnegotiation is under way
 
 	closeOnce sync.Once
@@ -83,10 +85,19 @@ func newSession(ctx context.Context, conn net.Conn, idle time.Duration, trace *f
 
 // lineSide is the connection as the telnet library sees it: its writes (the
 // session's text and the library's option replies alike) wait at most the
-// idle timeout.
+// idle timeout, and its reads are watched for the server's DONT NAWS,
+// which the library ignores (see Session.watchNAWS).
 type lineSide struct {
 	net.Conn
 	s *Session
+}
+
+func (w lineSide) Read(p []byte) (int, error) {
+	n, err := w.Conn.Read(p)
+	if n > 0 {
+		w.s.watchNAWS(p[:n])
+	}
+	return n, err
 }
 
 func (w lineSide) Write(p []byte) (int, error) {

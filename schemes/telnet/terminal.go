@@ -30,7 +30,10 @@ var errEscape = errors.New("escape key")
 // mode, sends every key to the server (Ctrl-C included, as telnet(1) does)
 // and copies the server's output to out, until the user presses EscapeKey
 // (Ctrl-]), the server closes the connection, ctx is done, or the process
-// receives SIGINT, SIGTERM or SIGHUP (caught while Interact runs). On every
+// receives SIGINT, SIGTERM or SIGHUP (caught while Interact runs). When s
+// is a Session (or a fetch.Client's Body of one), the server that asked
+// for the window size (NAWS) is told it at the start and whenever the
+// terminal's window changes (SIGWINCH, where there is one). On every
 // one of these paths, and on a panic, the terminal's mode is restored
 // before Interact returns. Interact closes s when it is an io.Closer (a
 // fetch Resource's Body is).
@@ -51,11 +54,16 @@ func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer) 
 		return fetch.Errorf(fetch.Usage, "interactive session: standard input is not a terminal: %w", err)
 	}
 	defer term.Restore(fd, old)
-	if ws, ok := s.(interface{ SetWindowSize(w, h int) error }); ok {
-		if w, h, err := term.GetSize(fd); err == nil && w > 0 && h > 0 {
-			ws.SetWindowSize(w, h)
+	// The window's size, now and whenever it changes (NAWS, RFC 1073).
+	ws := windowSetter(s)
+	resized, stopResize := notifyResize()
+	defer stopResize()
+	tellSize := func() {
+		if w, h, err := term.GetSize(fd); ws != nil && err == nil && w > 0 && h > 0 {
+			ws.SetWindowSize(w, h) // a failure shows on the connection's next use
 		}
 	}
+	tellSize()
 
 	keys, release := interruptible(in)
 	defer release()
@@ -66,26 +74,47 @@ func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer) 
 	fromKeys := make(chan error, 1)
 	go func() { fromKeys <- sendKeys(s, keys) }()
 
-	select {
-	case err := <-fromServer:
-		if err == nil {
-			fmt.Fprint(out, "\r\nConnection closed by foreign host.\r\n")
-		}
-		return err
-	case err := <-fromKeys:
-		if err != nil && ctx.Err() != nil {
+	for {
+		select {
+		case err := <-fromServer:
+			if err == nil {
+				fmt.Fprint(out, "\r\nConnection closed by foreign host.\r\n")
+			}
+			return err
+		case err := <-fromKeys:
+			if err != nil && ctx.Err() != nil {
+				return ended(ctx, s, fromServer)
+			}
+			if errors.Is(err, errEscape) || err == nil {
+				fmt.Fprint(out, "\r\nConnection closed.\r\n")
+				return nil
+			}
+			return err
+		case <-ctx.Done():
 			return ended(ctx, s, fromServer)
+		case sig := <-sigs:
+			return fetch.Errorf(fetch.Other, "session ended by %v: %w", sig, context.Canceled)
+		case <-resized:
+			tellSize()
 		}
-		if errors.Is(err, errEscape) || err == nil {
-			fmt.Fprint(out, "\r\nConnection closed.\r\n")
+	}
+}
+
+// windowSetter finds the SetWindowSize of s (a *Session), under the
+// wrappers that name their Body's with Unwrap (a fetch.Client's), or nil.
+func windowSetter(s io.ReadWriter) interface{ SetWindowSize(w, h int) error } {
+	var r any = s
+	for range 8 {
+		if ws, ok := r.(interface{ SetWindowSize(w, h int) error }); ok {
+			return ws
+		}
+		u, ok := r.(interface{ Unwrap() io.ReadCloser })
+		if !ok {
 			return nil
 		}
-		return err
-	case <-ctx.Done():
-		return ended(ctx, s, fromServer)
-	case sig := <-sigs:
-		return fetch.Errorf(fetch.Other, "session ended by %v: %w", sig, context.Canceled)
+		r = u.Unwrap()
 	}
+	return nil
 }
 
 // sendKeys copies keys to the session until EscapeKey (errEscape), the end

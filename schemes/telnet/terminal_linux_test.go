@@ -256,3 +256,65 @@ func TestPipeStdinStaysOpen(t *testing.T) {
 		t.Errorf("output %q", out.String())
 	}
 }
+
+// TestInteractResize: a session opened through a fetch.Client (whose Body
+// wraps the Session) tells the server the terminal's size at the start
+// and again when the window changes (SIGWINCH; issue 28: the wrapper hid
+// SetWindowSize, and no change was sent).
+func TestInteractResize(t *testing.T) {
+	p := openPTY(t)
+	setSize := func(w, h int) {
+		if err := unix.IoctlSetWinsize(int(p.slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(w), Row: uint16(h)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setSize(100, 30)
+	peers := make(chan *peer, 1)
+	addr, _ := serve(t, func(sp *peer) {
+		peers <- sp
+		sp.send(cIAC, cDO, oNAWS)
+		for { // reading records the client's commands
+			if _, err := sp.readByte(); err != nil {
+				return
+			}
+		}
+	})
+	c := &fetch.Client{}
+	c.Register("telnet", &Handler{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.Do(ctx, &fetch.Request{URL: parse(t, "telnet://"+addr)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- Interact(ctx, res.Body.(io.ReadWriter), p.slave, p.slave) }()
+	sp := <-peers
+	waitSubs := func(want ...[]byte) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got := sp.subnegotiations()
+			if len(got) >= len(want) {
+				for i := range want {
+					if !bytes.Equal(got[i], want[i]) {
+						t.Fatalf("subnegotiations % x, want % x", got, want)
+					}
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("subnegotiations % x, want % x", got, want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitSubs([]byte{oNAWS, 0, 100, 0, 30})
+	setSize(120, 40)
+	syscall.Kill(os.Getpid(), syscall.SIGWINCH)
+	waitSubs([]byte{oNAWS, 0, 100, 0, 30}, []byte{oNAWS, 0, 120, 0, 40})
+	p.master.Write([]byte{EscapeKey})
+	if err := wait(t, errc); err != nil {
+		t.Errorf("Interact after Ctrl-]: %v", err)
+	}
+}

@@ -25,8 +25,10 @@ type Hit struct {
 	Source, Date string
 	// DocID is the opaque DocumentID, to be sent back unchanged.
 	DocID string
-	// URL is the wais URL that retrieves the document (RFC 1738 form,
-	// the DocumentID %-encoded).
+	// URL is the wais URL that retrieves the document: RFC 1738's form,
+	// the DocumentID %-encoded, with libwww's length segment before it
+	// (database/wtype/length/wpath) when the search gave the Length.
+	// Parse it with url.ParseLenient.
 	URL string
 }
 

@@ -34,7 +34,7 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 		}
 		hit := hits[0]
 		hits = hits[1:]
-		u, err := url.Parse(hit.URL)
+		u, err := url.ParseLenient(hit.URL) // libwww's form, with the length
 		if err != nil {
 			return fetch.Entry{}, fmt.Errorf("%w: hit %q: %v", fetch.ErrUnparsed, fetch.Sanitize(hit.Headline), err)
 		}

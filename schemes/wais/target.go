@@ -148,6 +148,16 @@ func encodeLibwww(id string) (string, bool) {
 // DocumentID that is not unreserved %-encoded. It is the form the strict
 // parser accepts and parseTarget decodes back to the same bytes.
 func docURL(base *url.URL, database, wtype, docID string) string {
+	return lengthURL(base, database, wtype, docID, -1)
+}
+
+// lengthURL is docURL with the document's length, when it is not -1, as
+// a segment before the wpath: libwww's database/wtype/length/wpath, which
+// parseTarget reads back, so that the URL of a search hit carries the
+// length the search gave (-I reports it, and the retrieval stops there).
+// Only the lenient parser takes that form: RFC 1738's wpath is one
+// segment.
+func lengthURL(base *url.URL, database, wtype, docID string, length int64) string {
 	var b strings.Builder
 	b.WriteString("wais://")
 	if strings.IndexByte(base.Host, ':') >= 0 {
@@ -163,6 +173,10 @@ func docURL(base *url.URL, database, wtype, docID string) string {
 	b.WriteByte('/')
 	b.WriteString(url.Escape(wtype, url.KeepNone))
 	b.WriteByte('/')
+	if length >= 0 {
+		b.WriteString(strconv.FormatInt(length, 10))
+		b.WriteByte('/')
+	}
 	b.WriteString(url.Escape(docID, url.KeepNone))
 	return b.String()
 }

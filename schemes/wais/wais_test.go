@@ -265,3 +265,33 @@ func TestClient(t *testing.T) {
 
 // TestMain fails the run when goroutines outlive the tests.
 func TestMain(m *testing.M) { fetchtest.Main(m) }
+
+// TestHeadOfHit: -I on a search hit's URL reports the length the search
+// gave (issue 28: size null), although the first range does not reach the
+// document's end, and the retrieval stops at that length.
+func TestHeadOfHit(t *testing.T) {
+	doc := bigDoc(25000)
+	id := simDocID("big.txt", len(doc))
+	s := newSim(t, "db", map[string][]byte{id: doc})
+	h := &Handler{ChunkSize: 10000}
+	hits, err := h.Search(ctxT(t), &fetch.Request{URL: mustParse(t, "wais://"+s.Addr()+"/db?gophers")})
+	if err != nil || len(hits) != 1 || hits[0].Length != int64(len(doc)) {
+		t.Fatalf("Search = %+v, %v", hits, err)
+	}
+	u, err := url.ParseLenient(hits[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Fetch(ctxT(t), &fetch.Request{URL: u, Head: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.Size != int64(len(doc)) {
+		t.Errorf("-I of %s: Size %d, want %d", hits[0].URL, res.Size, len(doc))
+	}
+	_, body, err := fetchAll(t, h, u)
+	if err != nil || !bytes.Equal(body, doc) {
+		t.Errorf("fetch of the hit: %d bytes, %v", len(body), err)
+	}
+}

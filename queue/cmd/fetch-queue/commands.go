@@ -262,7 +262,8 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				if u, err := client.Parser.Parse(r.URL); err == nil {
 					r.URL = u.Redacted()
 				}
-				line, _ := marshalJSON(r)
+				line, _ := json.Marshal(r)
+				line = fetch.SanitizeJSON(line) // no raw control reaches the terminal
 				fmt.Fprintf(stdout, "%s\n", line)
 			}
 		},
