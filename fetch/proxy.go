@@ -23,7 +23,8 @@ import (
 )
 
 // ProxyFunc chooses the proxy for a URL's connections: an http, https,
-// socks5 or socks5h URL, or nil for none. See Client.Proxy.
+// socks5 or socks5h URL, or nil for none. See Client.Proxy. The URL it
+// returns may be shared between calls, and must not be modified.
 type ProxyFunc func(u *url.URL) (*neturl.URL, error)
 
 // ParseProxy parses a proxy as curl's -x takes it:

@@ -5,12 +5,14 @@ import (
 	neturl "net/url"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/rfc1738/fetch/url"
 )
 
 // ProxyFromEnvironment returns a ProxyFunc that chooses as curl does from
-// the environment, read now through getenv (nil means os.Getenv): for a
+// the environment, read through getenv (nil means os.Getenv) now and,
+// for each scheme's own variable, the first time the scheme asks: for a
 // URL of scheme s, s_proxy (or S_PROXY: http_proxy, https_proxy,
 // ftp_proxy, gopher_proxy, ...; HTTP_PROXY not under CGI, where
 // REQUEST_METHOD is set), else all_proxy (or ALL_PROXY); never for
@@ -35,19 +37,31 @@ func ProxyFromEnvironment(getenv func(string) string) ProxyFunc {
 	}
 	all := get("all_proxy")
 	np := ParseNoProxy(get("no_proxy"))
+	var chosen sync.Map // scheme → envProxy, each read and parsed once
 	return func(u *url.URL) (*neturl.URL, error) {
 		if np.Match(u.Host) || isLoopbackName(u.Host) {
 			return nil, nil
+		}
+		if c, ok := chosen.Load(u.Scheme); ok {
+			return c.(envProxy).p, c.(envProxy).err
 		}
 		v := get(u.Scheme + "_proxy")
 		if v == "" {
 			v = all
 		}
-		if v == "" {
-			return nil, nil
+		var c envProxy
+		if v != "" {
+			c.p, c.err = ParseProxy(v)
 		}
-		return ParseProxy(v)
+		chosen.Store(u.Scheme, c)
+		return c.p, c.err
 	}
+}
+
+// envProxy is the environment's proxy for one scheme.
+type envProxy struct {
+	p   *neturl.URL
+	err error
 }
 
 // isLoopbackName reports whether host is localhost or a loopback address.
