@@ -36,6 +36,8 @@ type Config struct {
 	TelnetLoginPrompt    string    // --telnet-login-prompt: regexp of the login prompt; "" means telnet.DefaultLoginPrompt
 	TelnetPasswordPrompt string    // --telnet-password-prompt: regexp of the password prompt; "" means telnet.DefaultPasswordPrompt
 	TelnetAdvise         io.Writer // where the URL's advisory login is shown (RFC 1738 §3.8); nil shows nothing (the CLI sets stderr)
+	TelnetWidth          int       // the window size told a server that asks (NAWS); 0 means telnet.DefaultWidth (the CLI sets its terminal's)
+	TelnetHeight         int       // likewise, the height
 
 	// FTP and FTPS.
 	FTPPassword    string // --ftp-password: the anonymous password (an e-mail address); "" means $FETCH_FTP_PASSWORD, else a placeholder
@@ -78,7 +80,7 @@ func Register(c *fetch.Client, cfg Config) {
 	c.Register("ftp", ftpH)
 	c.Register("ftps", ftpH)
 	c.Register("mailto", &mailto.Handler{Relay: cfg.MailtoRelay, From: cfg.MailtoFrom})
-	c.Register("telnet", &telnet.Handler{Login: cfg.TelnetLogin, LoginPrompt: cfg.TelnetLoginPrompt, PasswordPrompt: cfg.TelnetPasswordPrompt, Advise: cfg.TelnetAdvise})
+	c.Register("telnet", &telnet.Handler{Login: cfg.TelnetLogin, LoginPrompt: cfg.TelnetLoginPrompt, PasswordPrompt: cfg.TelnetPasswordPrompt, Advise: cfg.TelnetAdvise, Width: cfg.TelnetWidth, Height: cfg.TelnetHeight})
 	c.Register("prospero", &prospero.Handler{})
 	c.Register("file", &file.Handler{})
 	c.Register("wais", &wais.Handler{ChunkSize: cfg.WAISChunkSize, MaxHits: cfg.WAISMaxHits, NoInit: cfg.WAISNoInit})

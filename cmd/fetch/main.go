@@ -12,8 +12,9 @@ import (
 
 func main() {
 	// An interrupt cancels the transfers, so that temporary output files
-	// are removed and the exit code says what happened.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// are removed, a telnet session's terminal is restored, and the exit
+	// code says what happened.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

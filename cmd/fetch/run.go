@@ -233,6 +233,11 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	if c.schemes.TelnetAdvise == nil && !c.silent {
 		c.schemes.TelnetAdvise = stderr // RFC 1738 §3.8: the login is advisory, shown to the user
 	}
+	if c.schemes.TelnetWidth == 0 {
+		// The window size a telnet server is told (NAWS): this
+		// terminal's, on standard output or input.
+		c.schemes.TelnetWidth, c.schemes.TelnetHeight = terminalSize()
+	}
 	if c.schemes.HTTPUserAgent == "" {
 		c.schemes.HTTPUserAgent = "fetch/" + version
 	}

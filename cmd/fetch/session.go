@@ -21,7 +21,9 @@ func (e *runEnv) session(ctx context.Context, res *fetch.Resource) error {
 		return fetch.Errorf(fetch.Unsupported, "the session cannot be written to")
 	}
 	if f, ok := e.stdin.(*os.File); ok && e.isTerminal() {
-		return telnet.Interact(ctx, rw, f, e.stdout)
+		resized, stop := notifyResize()
+		defer stop()
+		return telnet.Interact(ctx, rw, f, e.stdout, resized)
 	}
 	return telnet.Pipe(ctx, rw, e.stdin, e.stdout, 0)
 }

@@ -53,3 +53,14 @@ func (e *runEnv) prompter() func(label string, secret bool) (string, error) {
 		return strings.TrimRight(line, "\r\n"), nil
 	}
 }
+
+// terminalSize returns the size of the terminal on standard output, else
+// on standard input, else zeros (the telnet handler's default).
+func terminalSize() (w, h int) {
+	for _, f := range []*os.File{os.Stdout, os.Stdin} {
+		if tw, th, err := term.GetSize(int(f.Fd())); err == nil && tw > 0 && th > 0 {
+			return tw, th
+		}
+	}
+	return 0, 0
+}

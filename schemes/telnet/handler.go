@@ -51,8 +51,8 @@ type Handler struct {
 	// asks). Nil means no advice is printed. The CLI sets it to stderr.
 	Advise io.Writer
 	// Width and Height are the window size reported to a server that asks
-	// for it (NAWS, RFC 1073). Zero means the size of the terminal on
-	// standard output (or input), else DefaultWidth×DefaultHeight.
+	// for it (NAWS, RFC 1073). Zero means DefaultWidth×DefaultHeight; the
+	// fetch command sets the size of the terminal it runs on.
 	Width, Height int
 }
 

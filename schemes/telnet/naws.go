@@ -2,9 +2,6 @@ package telnet
 
 import (
 	"bytes"
-	"os"
-
-	"golang.org/x/term"
 )
 
 // Telnet commands and the option this file speaks (RFC 854, 855, 1073).
@@ -16,22 +13,18 @@ const (
 )
 
 // DefaultWidth and DefaultHeight are the window size NAWS (RFC 1073)
-// reports when no size is set and standard output is not a terminal.
+// reports when no size is set.
 const (
 	DefaultWidth  = 80
 	DefaultHeight = 24
 )
 
-// windowSize returns the size to report: w×h when both are set, else the
-// terminal's on standard output or input, else DefaultWidth×DefaultHeight.
+// windowSize returns the size to report: w×h when both are set, else
+// DefaultWidth×DefaultHeight. The process's own terminal is the caller's
+// to measure (the fetch command sets Handler.Width and Height from it).
 func windowSize(w, h int) (int, int) {
 	if w > 0 && h > 0 {
 		return w, h
-	}
-	for _, f := range []*os.File{os.Stdout, os.Stdin} {
-		if tw, th, err := term.GetSize(int(f.Fd())); err == nil && tw > 0 && th > 0 {
-			return tw, th
-		}
 	}
 	return DefaultWidth, DefaultHeight
 }

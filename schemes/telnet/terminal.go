@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -29,25 +27,23 @@ var errEscape = errors.New("escape key")
 // Interact runs session s on the terminal in: it puts the terminal in raw
 // mode, sends every key to the server (Ctrl-C included, as telnet(1) does)
 // and copies the server's output to out, until the user presses EscapeKey
-// (Ctrl-]), the server closes the connection, ctx is done, or the process
-// receives SIGINT, SIGTERM or SIGHUP (caught while Interact runs). When s
-// is a Session (or a fetch.Client's Body of one), the server that asked
-// for the window size (NAWS) is told it at the start and whenever the
-// terminal's window changes (SIGWINCH, where there is one). On every
-// one of these paths, and on a panic, the terminal's mode is restored
-// before Interact returns. Interact closes s when it is an io.Closer (a
-// fetch Resource's Body is).
+// (Ctrl-]), the server closes the connection, or ctx is done. When s is a
+// Session (or a fetch.Client's Body of one), the server that asked for the
+// window size (NAWS) is told it at the start and each time resized
+// receives (nil: never). On every one of these paths, and on a panic, the
+// terminal's mode is restored before Interact returns. Interact closes s
+// when it is an io.Closer (a fetch Resource's Body is).
+//
+// The process's signals are the caller's: a program ends ctx on SIGINT,
+// SIGTERM and SIGHUP (signal.NotifyContext), so that a signal ends the
+// session with the terminal restored, and sends on resized on SIGWINCH,
+// as the fetch command does; the library catches none itself.
 //
 // It returns nil after the escape key or a clean close by the server, the
-// context's error when ctx is done, an error wrapping context.Canceled on a
-// signal, and an error of Kind Usage when in is not a terminal.
-func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer) error {
+// context's error when ctx is done, and an error of Kind Usage when in is
+// not a terminal.
+func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer, resized <-chan os.Signal) error {
 	defer closeSession(s)
-	// Signals are caught before the terminal changes, so that none can
-	// end the process while it is in raw mode.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	fd := int(in.Fd())
 	old, err := term.MakeRaw(fd)
 	if err != nil {
@@ -56,8 +52,6 @@ func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer) 
 	defer term.Restore(fd, old)
 	// The window's size, now and whenever it changes (NAWS, RFC 1073).
 	ws := windowSetter(s)
-	resized, stopResize := notifyResize()
-	defer stopResize()
 	tellSize := func() {
 		if w, h, err := term.GetSize(fd); ws != nil && err == nil && w > 0 && h > 0 {
 			ws.SetWindowSize(w, h) // a failure shows on the connection's next use
@@ -92,8 +86,6 @@ func Interact(ctx context.Context, s io.ReadWriter, in *os.File, out io.Writer) 
 			return err
 		case <-ctx.Done():
 			return ended(ctx, s, fromServer)
-		case sig := <-sigs:
-			return fetch.Errorf(fetch.Other, "session ended by %v: %w", sig, context.Canceled)
 		case <-resized:
 			tellSize()
 		}

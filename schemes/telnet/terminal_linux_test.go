@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
@@ -127,7 +128,7 @@ func interact(t *testing.T, ctx context.Context, p *pty, addr string) <-chan err
 	t.Helper()
 	s := open(t, &Handler{}, "telnet://"+addr, nil)
 	errc := make(chan error, 1)
-	go func() { errc <- Interact(ctx, s, p.slave, p.slave) }()
+	go func() { errc <- Interact(ctx, s, p.slave, p.slave, nil) }()
 	return errc
 }
 
@@ -204,12 +205,17 @@ func TestInteractCancel(t *testing.T) {
 	}
 }
 
+// TestInteractSignal: the library catches no signal; a program that ends
+// ctx on SIGHUP (signal.NotifyContext, as the fetch command does) gets the
+// session ended and the terminal restored.
 func TestInteractSignal(t *testing.T) {
 	p := openPTY(t)
 	before := p.termios(t)
 	addr, _ := serve(t, drain)
-	errc := interact(t, context.Background(), p, addr)
-	p.waitRaw(t) // signals are caught before raw mode begins
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGHUP)
+	defer stop()
+	errc := interact(t, ctx, p, addr)
+	p.waitRaw(t)
 	syscall.Kill(os.Getpid(), syscall.SIGHUP)
 	if err := wait(t, errc); !errors.Is(err, context.Canceled) {
 		t.Errorf("Interact after SIGHUP: %v, want an error wrapping context.Canceled", err)
@@ -227,7 +233,7 @@ func TestInteractNotATerminal(t *testing.T) {
 	defer f.Close()
 	addr, _ := serve(t, drain)
 	s := open(t, &Handler{}, "telnet://"+addr, nil)
-	if err := Interact(context.Background(), s, f, io.Discard); !errors.Is(err, fetch.Usage) {
+	if err := Interact(context.Background(), s, f, io.Discard, nil); !errors.Is(err, fetch.Usage) {
 		t.Errorf("Interact on a file: %v, want Kind Usage", err)
 	}
 }
@@ -259,8 +265,9 @@ func TestPipeStdinStaysOpen(t *testing.T) {
 
 // TestInteractResize: a session opened through a fetch.Client (whose Body
 // wraps the Session) tells the server the terminal's size at the start
-// and again when the window changes (SIGWINCH; issue 28: the wrapper hid
-// SetWindowSize, and no change was sent).
+// and again each time it is told the window changed (the fetch command
+// tells it on SIGWINCH; issue 28: the wrapper hid SetWindowSize, and no
+// change was sent).
 func TestInteractResize(t *testing.T) {
 	p := openPTY(t)
 	setSize := func(w, h int) {
@@ -288,7 +295,8 @@ func TestInteractResize(t *testing.T) {
 		t.Fatal(err)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- Interact(ctx, res.Body.(io.ReadWriter), p.slave, p.slave) }()
+	resized := make(chan os.Signal, 1)
+	go func() { errc <- Interact(ctx, res.Body.(io.ReadWriter), p.slave, p.slave, resized) }()
 	sp := <-peers
 	waitSubs := func(want ...[]byte) {
 		t.Helper()
@@ -311,7 +319,7 @@ func TestInteractResize(t *testing.T) {
 	}
 	waitSubs([]byte{oNAWS, 0, 100, 0, 30})
 	setSize(120, 40)
-	syscall.Kill(os.Getpid(), syscall.SIGWINCH)
+	resized <- syscall.SIGWINCH
 	waitSubs([]byte{oNAWS, 0, 100, 0, 30}, []byte{oNAWS, 0, 120, 0, 40})
 	p.master.Write([]byte{EscapeKey})
 	if err := wait(t, errc); err != nil {

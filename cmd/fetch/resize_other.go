@@ -1,9 +1,11 @@
 //go:build !unix
 
-package telnet
+package main
 
-import "os"
+import (
+	"os"
+)
 
 // notifyResize returns no channel: there is no SIGWINCH here, and the
-// window size is the one Interact found at its start.
+// size is told once, at the start.
 func notifyResize() (<-chan os.Signal, func()) { return nil, func() {} }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package telnet
+package main
 
 import (
 	"os"
@@ -9,8 +9,8 @@ import (
 )
 
 // notifyResize returns a channel that receives a value whenever the
-// terminal's window changes size (SIGWINCH), and the function that stops
-// the notifications.
+// terminal's window changes size (SIGWINCH), for telnet.Interact, and the
+// function that stops the notifications.
 func notifyResize() (<-chan os.Signal, func()) {
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, syscall.SIGWINCH)
