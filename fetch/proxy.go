@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/netip"
 	neturl "net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +23,8 @@ import (
 )
 
 // ProxyFunc chooses the proxy for a URL's connections: an http, https,
-// socks5 or socks5h URL, or nil for none. See Client.Proxy.
+// socks5 or socks5h URL, or nil for none. See Client.Proxy. The URL it
+// returns may be shared between calls, and must not be modified.
 type ProxyFunc func(u *url.URL) (*neturl.URL, error)
 
 // ParseProxy parses a proxy as curl's -x takes it:
@@ -93,114 +93,6 @@ func ProxyAll(p *neturl.URL, noProxy string) ProxyFunc {
 	}
 }
 
-// ProxyFromEnvironment returns a ProxyFunc that chooses as curl does from
-// the environment, read now through getenv (nil means os.Getenv): for a
-// URL of scheme s, s_proxy (or S_PROXY: http_proxy, https_proxy,
-// ftp_proxy, gopher_proxy, ...; HTTP_PROXY not under CGI, where
-// REQUEST_METHOD is set), else all_proxy (or ALL_PROXY); never for
-// a host that no_proxy (or NO_PROXY) lists, and, as net/http's
-// ProxyFromEnvironment, never for localhost or a loopback address. A
-// variable that does not parse (see ParseProxy) makes every URL that would
-// use it fail with Kind Usage.
-func ProxyFromEnvironment(getenv func(string) string) ProxyFunc {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	get := func(name string) string {
-		if v := getenv(strings.ToLower(name)); v != "" {
-			return v
-		}
-		if name == "http_proxy" && getenv("REQUEST_METHOD") != "" {
-			// Under CGI, HTTP_PROXY is the client's Proxy header
-			// ("httpoxy"): net/http and curl ignore it too.
-			return ""
-		}
-		return getenv(strings.ToUpper(name))
-	}
-	all := get("all_proxy")
-	np := ParseNoProxy(get("no_proxy"))
-	return func(u *url.URL) (*neturl.URL, error) {
-		if np.Match(u.Host) || isLoopbackName(u.Host) {
-			return nil, nil
-		}
-		v := get(u.Scheme + "_proxy")
-		if v == "" {
-			v = all
-		}
-		if v == "" {
-			return nil, nil
-		}
-		return ParseProxy(v)
-	}
-}
-
-// isLoopbackName reports whether host is localhost or a loopback address.
-func isLoopbackName(host string) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(strings.Trim(host, "[]"))
-	return err == nil && a.Unmap().IsLoopback()
-}
-
-// NoProxy is a parsed no_proxy list: the hosts to reach without a proxy.
-type NoProxy struct {
-	all      bool
-	names    []string
-	prefixes []netip.Prefix
-}
-
-// ParseNoProxy parses a list of hosts separated by commas (or spaces), as
-// curl's --noproxy and the no_proxy variable hold it: "*" matches every
-// host; a name matches itself and the names under it ("example.test" and
-// ".example.test" both match "www.example.test"); an IP address matches
-// itself, and an address/bits prefix the addresses in it.
-func ParseNoProxy(list string) NoProxy {
-	var np NoProxy
-	for _, e := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
-		e = strings.ToLower(strings.TrimSuffix(e, "."))
-		switch {
-		case e == "*":
-			np.all = true
-		case strings.Contains(e, "/"):
-			if p, err := netip.ParsePrefix(e); err == nil {
-				np.prefixes = append(np.prefixes, p.Masked())
-			}
-		default:
-			if a, err := netip.ParseAddr(strings.Trim(e, "[]")); err == nil {
-				np.prefixes = append(np.prefixes, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-				continue
-			}
-			np.names = append(np.names, strings.TrimPrefix(e, "."))
-		}
-	}
-	return np
-}
-
-// Match reports whether host (a name or an IP address, bracketed or not)
-// is one the list names.
-func (np NoProxy) Match(host string) bool {
-	if np.all {
-		return true
-	}
-	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
-	if a, err := netip.ParseAddr(host); err == nil {
-		for _, p := range np.prefixes {
-			if p.Contains(a.Unmap()) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, n := range np.names {
-		if host == n || strings.HasSuffix(host, "."+n) {
-			return true
-		}
-	}
-	return false
-}
-
 // Proxy returns the proxy Client.Proxy chooses for the request's URL, nil
 // for none, and whether the Client chooses proxies at all (its Proxy is
 // set). A handler with proxy settings of its own (HTTP's, from the
@@ -267,7 +159,7 @@ func (r *Request) dialProxy(ctx context.Context, network, addr string, p *neturl
 		target = net.JoinHostPort(targetIP.String(), port)
 	}
 	r.Trace.Notef("connecting to %s through the %s proxy %s", target, p.Scheme, p.Redacted())
-	pc, err := r.dialHost(ctx, "tcp", p.Hostname(), p.Port())
+	pc, err := r.dialHost(ctx, r.net.family("tcp"), p.Hostname(), p.Port())
 	if err != nil {
 		return nil, err
 	}
@@ -299,6 +191,12 @@ func (r *Request) dialProxy(ctx context.Context, network, addr string, p *neturl
 			return nil, err
 		}
 		return nil, &Error{Kind: Connect, Err: fmt.Errorf("proxy %s: %w", p.Redacted(), err)}
+	}
+	if _, plain := c.(*dialed); !plain {
+		// A tunnel inside TLS, a SOCKS connection, bytes read ahead:
+		// what is under it is not the target's stream, so a walk down
+		// NetConn (to splice from the socket) must stop here.
+		c = &tunnelConn{c}
 	}
 	d := &dialed{Conn: c, addr: pc.addr, host: host, tunnel: true, named: true}
 	if targetIP.IsValid() {
@@ -393,6 +291,10 @@ func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string
 	}
 	return c, nil
 }
+
+// tunnelConn is a tunnel whose underlying connection does not carry the
+// target's bytes as they are. It has no NetConn method, on purpose.
+type tunnelConn struct{ net.Conn }
 
 // prefixConn is a connection whose first bytes were read already.
 type prefixConn struct {

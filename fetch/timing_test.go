@@ -43,7 +43,10 @@ func TestTiming(t *testing.T) {
 	}
 	body.Close()
 	r := tm.Report()
-	if r.NameLookup <= 0 || r.Connect < r.NameLookup || r.StartTransfer < r.Connect || r.Total < r.StartTransfer {
+	if tm.lookup.IsZero() || tm.connect.IsZero() || tm.first.IsZero() || tm.finish.IsZero() {
+		t.Errorf("a phase was not marked: %+v", tm)
+	}
+	if r.NameLookup < 0 || r.Connect < r.NameLookup || r.StartTransfer < r.Connect || r.Total < r.StartTransfer {
 		t.Errorf("phases out of order: %+v", r)
 	}
 	if r.Redirects != 2 || r.Bytes != 5 {

@@ -112,5 +112,6 @@ func (e *runEnv) headerNamed(i int, res *fetch.Resource, dest *fileOut) (*fileOu
 	}
 	d := *dest
 	d.final = final
+	e.named.Store(i, final) // for -w's filename_effective
 	return &d, nil
 }

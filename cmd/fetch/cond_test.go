@@ -110,8 +110,8 @@ func TestETag(t *testing.T) {
 func TestRemoteHeaderName(t *testing.T) {
 	srv := condServer(t)
 	dir := t.TempDir()
-	if _, errs, code := fetchCmd(t, "", "-O", "-J", "--output-dir", dir, srv.URL+"/named"); code != 0 {
-		t.Fatalf("-J: exit %d (%s)", code, errs)
+	if out, errs, code := fetchCmd(t, "", "-O", "-J", "--output-dir", dir, "-w", "%{filename_effective}", srv.URL+"/named"); code != 0 || out != filepath.Join(dir, "real name.txt") {
+		t.Fatalf("-J: exit %d, -w %q (%s)", code, out, errs)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "real name.txt")); err != nil || string(b) != "content\n" {
 		t.Errorf("-J: %q, %v", b, err)

@@ -19,12 +19,12 @@ func TestExitCodes(t *testing.T) {
 		fetch.Timeout: 10, fetch.Refused: 11, fetch.NotModified: 0, fetch.Unavailable: 1, fetch.Canceled: 1, fetch.TooLarge: 12,
 		fetch.Kind(99): 1}
 	for k, code := range want {
-		if got := exitCode(&fetch.Error{Kind: k, Err: errors.New("x")}); got != code {
-			t.Errorf("exitCode(%v) = %d, want %d", k, got, code)
+		if got := fetch.ExitCode(&fetch.Error{Kind: k, Err: errors.New("x")}); got != code {
+			t.Errorf("fetch.ExitCode(%v) = %d, want %d", k, got, code)
 		}
 	}
-	if exitCode(nil) != 0 {
-		t.Error("exitCode(nil) != 0")
+	if fetch.ExitCode(nil) != 0 {
+		t.Error("fetch.ExitCode(nil) != 0")
 	}
 }
 

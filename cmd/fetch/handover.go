@@ -49,7 +49,7 @@ func handOver(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch %s: the queue commands are in the program %s, found neither beside fetch nor on PATH; install it: %s\n",
 			args[0], queueProgram, queueInstall)
-		return exitCodes[fetch.Unsupported]
+		return fetch.ExitCode(fetch.Errorf(fetch.Unsupported, ""))
 	}
 	if stdin == os.Stdin && stdout == os.Stdout && stderr == os.Stderr {
 		err := execInPlace(path, append([]string{queueProgram}, args...))

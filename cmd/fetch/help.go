@@ -135,5 +135,7 @@ func optionGroups() []optionGroup {
 		{"Recursion and mirrors", mirrorOptions},
 		{"Options of single schemes (each read from its environment variable if named)", concat(ftpOptions, gopherOptions, httpOptions, mailtoOptions, nntpOptions, telnetOptions, waisOptions)},
 		{"HTTP request header fields", headerOptions},
+		{"HTTP authentication", httpAuthOptions},
+		{"HTTP cookies", cookieOptions},
 	}
 }

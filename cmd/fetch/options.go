@@ -73,9 +73,10 @@ type config struct {
 	scoped           []*option   // the options given that some schemes ignore
 	warc             warcSink    // --warc-file
 	batch            batchConfig
-	net              netConfig  // options_net.go
-	auth             authConfig // options_auth.go
-	tls              tlsConfig  // options_tls.go
+	net              netConfig    // options_net.go
+	auth             authConfig   // options_auth.go
+	tls              tlsConfig    // options_tls.go
+	cookies          cookieConfig // options_cookie.go
 }
 
 // option is one command-line option. Long names are given without dashes.
@@ -118,6 +119,8 @@ var (
 		ftpOptions,
 		gopherOptions,
 		httpOptions,
+		httpAuthOptions,
+		cookieOptions,
 		headerOptions,
 		mailtoOptions,
 		nntpOptions,

@@ -12,6 +12,10 @@ var authOptions = []option{
 		set: func(c *config, v string) error { c.auth.netrcFile, c.netrc = v, true; return nil }},
 	{long: "netrc-optional", help: "as --netrc: ~/.netrc (or $NETRC) may be missing, and credentials in the URL or -u win",
 		set: func(c *config, _ string) error { c.netrc = true; return nil }},
+}
+
+// httpAuthOptions are the authentication options of http(s) alone.
+var httpAuthOptions = []option{
 	{long: "digest", schemes: []string{"http"}, help: "http(s): send -u or URL credentials by Digest (RFC 7616), answering the server's challenge, instead of Basic",
 		set: func(c *config, _ string) error { c.schemes.HTTPDigest = true; return nil }},
 	{long: "oauth2-bearer", arg: "TOKEN", schemes: []string{"http"}, help: "http(s): send Authorization: Bearer TOKEN (RFC 6750) to the URLs given, not to redirects",

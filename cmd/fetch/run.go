@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/cookies"
 	"github.com/rfc1738/fetch/schemes"
 	"github.com/rfc1738/fetch/url"
 	"golang.org/x/time/rate"
@@ -171,6 +172,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	default:
 		code = env.all(ctx, urls)
 	}
+	if jar, ok := client.Jar.(*cookies.Jar); ok {
+		if err := c.cookies.save(jar, stdout); err != nil {
+			fmt.Fprintf(stderr, "fetch: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
 	if src.err != nil {
 		fmt.Fprintf(stderr, "fetch: %v\n", src.err)
 		if code == 0 {
@@ -228,6 +237,13 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 		c.schemes.HTTPUserAgent = "fetch/" + version
 	}
 	c.net.apply(cl, os.Getenv)
+	jar, err := c.cookies.newJar()
+	if err != nil {
+		return nil, err
+	}
+	if jar != nil {
+		cl.Jar = jar
+	}
 	schemes.Register(cl, c.schemes)
 	return cl, nil
 }
@@ -251,6 +267,8 @@ type runEnv struct {
 
 	ttyOnce sync.Once // see isTerminal
 	tty     bool
+
+	named sync.Map // URL index → the file -J named
 
 	claimMu sync.Mutex
 	claims  map[string]int // file → index of the URL writing it (claim)
@@ -312,6 +330,7 @@ func (e *runEnv) all(ctx context.Context, urls iter.Seq[string]) int {
 			}
 			e.writeOutFor(out, r, r.Err)
 			e.src.forget(r.Index)
+			e.named.Delete(r.Index)
 			prog.finished(false)
 			if s != nil {
 				s.finish() // its bytes may go out
@@ -388,7 +407,7 @@ func (e *runEnv) fail(err error) int {
 		fmt.Fprintf(e.stderr, "fetch: %s\n", msg)
 		e.errMu.Unlock()
 	}
-	return exitCode(err)
+	return fetch.ExitCode(err)
 }
 
 // message reads the --data argument: @FILE, "-" for stdin, or the text.

@@ -166,7 +166,7 @@ func (e *runEnv) woValues(r *fetch.Result, err error) woValues {
 		"size_download": rep.Bytes, "speed_download": 0.0,
 		"time_namelookup": rep.NameLookup.Seconds(), "time_connect": rep.Connect.Seconds(),
 		"time_starttransfer": rep.StartTransfer.Seconds(), "time_total": rep.Total.Seconds(),
-		"num_redirects": rep.Redirects, "filename_effective": "", "exitcode": exitCode(err), "errormsg": "",
+		"num_redirects": rep.Redirects, "filename_effective": "", "exitcode": fetch.ExitCode(err), "errormsg": "",
 	}
 	if rep.Total > 0 {
 		v["speed_download"] = float64(rep.Bytes) / rep.Total.Seconds()
@@ -179,6 +179,9 @@ func (e *runEnv) woValues(r *fetch.Result, err error) woValues {
 			}
 			v["filename_effective"] = name
 		}
+	}
+	if name, ok := e.named.LoadAndDelete(r.Index); ok {
+		v["filename_effective"] = name.(string)
 	}
 	if res := r.Resource; res != nil && err == nil {
 		if res.URL != nil {

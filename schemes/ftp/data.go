@@ -121,6 +121,9 @@ func (ds *dataSetup) dial(ctx context.Context, req *fetch.Request) error {
 // active listens on the control connection's local address and tells the
 // server where to connect: EPRT, or PORT for servers without it.
 func (c *ctrl) active(req *fetch.Request) (*dataSetup, error) {
+	if p, _, err := req.Proxy(); err == nil && p != nil {
+		return nil, fetch.Errorf(fetch.Unsupported, "active mode: the server cannot connect back through the proxy %s (use passive mode)", p.Redacted())
+	}
 	local, _ := c.raw.LocalAddr().(*net.TCPAddr)
 	if local == nil {
 		return nil, fetch.Errorf(fetch.Unsupported, "active mode needs a TCP control connection")

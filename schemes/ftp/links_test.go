@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -124,5 +125,33 @@ func TestFSLinks(t *testing.T) {
 	}
 	if b, err := fs.ReadFile(fsys, "dirlink/a.txt"); err != nil || string(b) != "abc" {
 		t.Errorf("ReadFile(dirlink/a.txt) = %q, %v", b, err)
+	}
+}
+
+// TestRoundTripperLinks: the RoundTripper's page of a directory links a
+// symbolic link to a directory as a directory (its URL ends in "/").
+func TestRoundTripperLinks(t *testing.T) {
+	s := linkServer(t)
+	h := &Handler{}
+	defer h.Close()
+	c := &fetch.Client{}
+	c.Register("ftp", h)
+	hc := &http.Client{Transport: fetch.NewRoundTripper(c)}
+	resp, err := hc.Get("ftp://" + s.addr() + "/pub/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<a href="ftp://` + s.addr() + `/pub/dirlink/">dirlink</a>`,
+		`<a href="ftp://` + s.addr() + `/pub/filelink">filelink</a>`,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("page lacks %s:\n%s", want, b)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package ftp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,5 +65,32 @@ func TestProxy(t *testing.T) {
 				t.Error("the server got no commands")
 			}
 		})
+	}
+}
+
+// Active mode cannot go through a proxy: the server would connect to the
+// proxy's side of the tunnel. It fails saying so, and sends no PORT.
+func TestProxyActive(t *testing.T) {
+	s := newFakeServer(t)
+	s.files["/pub/f.txt"] = []byte("x")
+	s.start()
+	px := fetchtest.NewProxy(t, fetchtest.ProxyConfig{Kind: "socks5"})
+	h := &Handler{Active: true}
+	defer h.Close()
+	c := &fetch.Client{Proxy: fetch.ProxyAll(px.URL, "")}
+	c.Register("ftp", h)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.Fetch(ctx, "ftp://"+s.addr()+"/pub/f.txt")
+	if err == nil {
+		res.Body.Close()
+	}
+	if !errors.Is(err, fetch.Unsupported) {
+		t.Errorf("active mode through a proxy: %v, want Kind Unsupported", err)
+	}
+	for _, cmd := range slices.Concat(s.commands()...) {
+		if strings.HasPrefix(cmd, "PORT") || strings.HasPrefix(cmd, "EPRT") {
+			t.Errorf("the server got %q", cmd)
+		}
 	}
 }

@@ -12,10 +12,10 @@ import (
 // FuzzWriteRequest checks that the own client writes the request the
 // Handler makes for a URL, its credentials and a header field of the
 // caller's, byte for byte as net/http's Transport writes it: the request
-// line and fields by http.Request.Write, then the Accept-Encoding the
-// Transport adds (when the request names no encoding, no Range, and is
-// not HEAD). The two requests are made from the Handler's fields as
-// Handler.once makes them for each transport. Its corpus is in
+// line and fields by http.Request.Write (the Transport adds no field of
+// its own: the Handler asks for and undoes content codings itself). The
+// two requests are made from the Handler's fields as Handler.once makes
+// them for each transport. Its corpus is in
 // testdata/fuzz/FuzzWriteRequest.
 func FuzzWriteRequest(f *testing.F) {
 	for _, s := range []struct {

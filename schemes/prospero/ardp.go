@@ -34,10 +34,11 @@ const (
 	// until a round trip has been measured (see rtt).
 	defaultRetransmit = 4 * time.Second
 	// minRTO and maxRTO bound the re-send wait that the measured round
-	// trip gives: Linux TCP's floor (RFC 6298 asks for 1 s, for the
-	// Internet of 2011; a lost Prospero packet costs the whole wait), and
-	// RFC 6298's ceiling.
-	minRTO = 200 * time.Millisecond
+	// trip gives: RFC 6298's floor of 1 s (a quarter of the reference
+	// client's first wait; on a LAN a lost packet costs that, where the
+	// window's last packet, the common case, is asked for sooner, see
+	// rtt.early) and its ceiling.
+	minRTO = time.Second
 	maxRTO = 60 * time.Second
 	// earlyMin and earlyMax bound how long the client waits for a
 	// window's last packet once every other packet of the window is in,

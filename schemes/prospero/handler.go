@@ -21,7 +21,7 @@ type Handler struct {
 	// request (or, part-way through a reply, the last ACK) until a round
 	// trip has been measured; from then on the wait follows the measured
 	// round trip as TCP's does (RFC 6298: SRTT + 4·RTTVAR, at least
-	// 200 ms or Retransmit if less). The wait doubles after each re-send,
+	// 1 s or Retransmit if less). The wait doubles after each re-send,
 	// and the Request's IdleTimeout without a packet ends the try. When a
 	// window's packets are in but its last (the one asking for an ACK),
 	// the ACK is re-sent after an eighth of the wait. Zero means 4

@@ -240,7 +240,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		Metrics: metrics,
 		Queue:   q, Client: client, Store: st, ID: name,
 		Parallel: parallel, PerHost: perHost, MaxTime: secondsOf(maxTime), MaxSize: maxSize, Drain: drain,
-		Status: exitCode,
+		Status: fetch.ExitCode,
 		Do: func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 			return sink.do(ctx, client, req)
 		},
