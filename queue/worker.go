@@ -37,7 +37,8 @@ type Worker struct {
 	MaxTime time.Duration
 	// MaxSize bounds the bytes of a body stored; a job whose resource is
 	// larger (said up front, or found while reading) fails with
-	// fetch.Refused and is not retried. Zero means no bound.
+	// fetch.TooLarge (fetch.LimitSize) and is not retried. Zero means no
+	// bound.
 	MaxSize int64
 	// Status maps a fetch's outcome to the status stored (its exit-code
 	// class): nil means 0 for success and 1 for any failure.
@@ -437,22 +438,16 @@ func (r *run) fetch(ctx context.Context, u *url.URL, job Job, since time.Time, r
 		t := res.ModTime.UTC()
 		rec.ModTime = &t
 	}
-	limit := r.w.MaxSize
-	if limit > 0 && res.Size > limit {
-		return nil, fetch.Errorf(fetch.Refused, "%s: %d bytes exceed the %d allowed", u.Redacted(), res.Size, limit)
+	// A body past MaxSize is Kind TooLarge (exit status 12), as the
+	// command's --max-filesize says it: the library's one size limit.
+	if err := fetch.LimitSize(res, r.w.MaxSize); err != nil {
+		return nil, err
 	}
 	sp, err := r.w.Store.create()
 	if err != nil {
 		return nil, err
 	}
-	var body io.Reader = res.Body
-	if limit > 0 {
-		body = io.LimitReader(res.Body, limit+1)
-	}
-	_, err = io.Copy(sp, body)
-	if err == nil && limit > 0 && sp.n > limit {
-		err = fetch.Errorf(fetch.Refused, "%s: more than the %d bytes allowed", u.Redacted(), limit)
-	}
+	_, err = io.Copy(sp, res.Body)
 	if err == nil {
 		err = res.Body.Close()
 	}

@@ -82,7 +82,7 @@ func TestWorkerPolicy(t *testing.T) {
 	runQueue(t, append([]string{"enqueue", "--state", state}, urls...)...)
 	runQueue(t, "worker", "--state", state, "--store", store, "--drain", "-s", "--max-filesize", "100000")
 	got := stored(t, store)
-	want := map[string]int{fileURL: 11, site.URL + "/big": 11, site.URL + "/chunked": 11, site.URL + "/small": 0}
+	want := map[string]int{fileURL: 11, site.URL + "/big": 12, site.URL + "/chunked": 12, site.URL + "/small": 0}
 	for u, code := range want {
 		if c, ok := got[u]; !ok || c != code {
 			t.Errorf("%s: status %d (recorded: %v), want %d", u, c, ok, code)
