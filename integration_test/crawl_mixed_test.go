@@ -128,8 +128,8 @@ func TestCrawlMixedSchemesOneRequestEach(t *testing.T) {
 	}
 }
 
-// fetch -r --warc-file over nginx: a broken link's 404 and a gone page's
-// 410 are recorded, a payload served twice becomes a revisit record, the
+// fetch -r --warc-file over nginx: a broken link's 404, a gone page's
+// 410 and a redirect's 301 are recorded, a payload served twice becomes a revisit record, the
 // files rotate at --warc-max-size, and warcio.js reads every one of them
 // with every digest right; --warc-cdx indexes them.
 func TestCrawlWARCArchive(t *testing.T) {
@@ -139,7 +139,7 @@ func TestCrawlWARCArchive(t *testing.T) {
 	os.MkdirAll(site, 0o755)
 	same := strings.Repeat("the same payload\n", 200)
 	for name, body := range map[string]string{
-		"index.html": `<a href="c1.txt">1</a> <a href="c2.txt">2</a> <a href="missing">x</a> <a href="/gone">gone</a>`,
+		"index.html": `<a href="c1.txt">1</a> <a href="c2.txt">2</a> <a href="missing">x</a> <a href="/gone">gone</a> <a href="/redirect">moved</a>`,
 		"c1.txt":     same,
 		"c2.txt":     same,
 	} {
@@ -168,8 +168,8 @@ func TestCrawlWARCArchive(t *testing.T) {
 			revisited = revisited || strings.HasSuffix(rec.URI, "/arch/c2.txt")
 		}
 	}
-	if statuses[404] < 1 || statuses[410] != 1 || !revisited {
-		t.Errorf("responses by status %v, c2.txt a revisit: %v; want a 404, a 410 and c2.txt a revisit", statuses, revisited)
+	if statuses[404] < 1 || statuses[410] != 1 || statuses[301] != 1 || !revisited {
+		t.Errorf("responses by status %v, c2.txt a revisit: %v; want a 404, a 410, the 301 of /redirect and c2.txt a revisit", statuses, revisited)
 	}
 	idx, err := os.ReadFile(filepath.Join(dir, "arch.cdxj"))
 	if err != nil || !strings.Contains(string(idx), `"status":"410"`) || !strings.Contains(string(idx), "warc/revisit") {

@@ -15,6 +15,8 @@ var httpOptions = []option{
 		set: func(c *config, v string) error { c.schemes.HTTPUserAgent = v; return nil }},
 	{long: "pipeline", arg: "N", help: "http: with more transfers to a host than --per-host connections, write up to N requests at once on each connection and read the replies in turn (HTTP/1.1 pipelining; default 1: none)",
 		set: func(c *config, v string) (err error) { c.schemes.HTTPPipeline, err = positive(v); return }},
+	{long: "http1.1", help: "https: speak HTTP/1.1, offering only it in the TLS handshake (default: HTTP/2 when the server offers it; plain http is always HTTP/1.1)",
+		set: func(c *config, _ string) error { c.schemes.HTTP1 = true; return nil }},
 	{long: "max-redirs", arg: "N", help: "follow at most N redirects and referrals (http(s), prospero; default 10; 0 follows none)",
 		set: func(c *config, v string) error {
 			n, err := strconv.Atoi(v)

@@ -186,3 +186,38 @@ func TestDoRecordsErrorReplies(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Do records the redirects the Client followed (Resource.Via) before the
+// resource at their end.
+func TestDoRecordsRedirects(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out, Options{})
+	c := &fetch.Client{}
+	c.Register("http", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		if req.URL.HTTP().Path == "/old" {
+			to := mustParse(t, "http://h.example/new")
+			return &fetch.Resource{URL: req.URL, Status: 301, Redirect: to, Size: 0, Body: fetch.NoBody,
+				Header: map[string][]string{"Location": {"/new"}}}, nil
+		}
+		return &fetch.Resource{URL: req.URL, Status: 200, Size: 3, Body: io.NopCloser(strings.NewReader("new"))}, nil
+	}))
+	res, err := w.Do(context.Background(), c, &fetch.Request{URL: mustParse(t, "http://h.example/old")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(res.Body)
+	res.Body.Close()
+	var got []string
+	for _, r := range readAll(t, out.Bytes()) {
+		if err := checkDigests(r); err != nil {
+			t.Error(err)
+		}
+		line, _, _ := strings.Cut(string(r.block), "\r\n")
+		got = append(got, r.get("WARC-Type")+" "+r.get("WARC-Target-URI")+" "+line)
+	}
+	want := "warcinfo  " + "|request http://h.example/old GET /old HTTP/1.1|response http://h.example/old HTTP/1.1 301 Moved Permanently" +
+		"|request http://h.example/new GET /new HTTP/1.1|response http://h.example/new HTTP/1.1 200 OK"
+	if g := strings.Join(got, "|"); !strings.HasPrefix(g, "warcinfo ") || strings.Join(got[1:], "|") != want[strings.Index(want, "|")+1:] {
+		t.Errorf("records\n%s\nwant\n%s", g, want)
+	}
+}

@@ -92,7 +92,8 @@ func (w *Writer) Dial(next func(ctx context.Context, network, addr string) (net.
 }
 
 // Do fetches req with c, like c.Do, and returns the Resource with its Body
-// replaced by Tee's: the fetch is recorded when the caller closes Body.
+// replaced by Tee's: the fetch is recorded when the caller closes Body,
+// after the redirects the Client followed to it (see writeHops).
 // An http(s) reply of status 400 or more, which the Client returns as an
 // error, is recorded too (see Writer.WriteErrorReply); other failed
 // fetches are not.
@@ -118,8 +119,38 @@ func (w *Writer) Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*
 		}
 		return nil, err
 	}
+	if err := w.writeHops(req, res); err != nil {
+		res.Body.Close()
+		return nil, &fetch.Error{Op: "record", URL: req.URL.Redacted(), Kind: fetch.Other, Err: err}
+	}
 	res.Body = w.Tee(req, res)
 	return res, nil
+}
+
+// writeHops records the redirects the Client followed on the way to res
+// (res.Via), each as a request record and a response record: the status
+// line and header fields as the hop's Resource holds them. Their bodies
+// were closed by the Client, unread: a hop whose head announces a body is
+// recorded WARC-Truncated "unspecified".
+func (w *Writer) writeHops(req *fetch.Request, res *fetch.Resource) error {
+	for _, hop := range res.Via {
+		if hop == nil || hop.URL == nil || !isHTTP(hop.URL) {
+			continue
+		}
+		x := &Exchange{
+			TargetURI: hop.URL.Redacted(),
+			IPAddress: w.peers.lookup(hop.URL),
+			Request:   requestHead(req, hop),
+			Response:  responseHead(hop),
+		}
+		if cl := hop.Header.Get("Content-Length"); cl != "" && cl != "0" {
+			x.Truncated = TruncatedUnspecified
+		}
+		if _, _, err := w.WriteHTTP(x); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // maxErrorBody bounds the body of an error reply that Do records.

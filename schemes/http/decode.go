@@ -190,3 +190,38 @@ func isCorrupt(err error) bool {
 	msg := err.Error()
 	return strings.HasPrefix(msg, "brotli: ") || strings.HasPrefix(msg, "invalid input: ")
 }
+
+// Decode undoes the content coding of a Resource that a Handler with Raw
+// delivered as sent (its Extra names the coding under
+// fetch.ExtraContentEncoding), with the decoders Fetch uses: a program
+// that records the bytes as sent, as a WARC writer does, and delivers
+// them decoded too. It replaces res.Body with the decoded stream, removes
+// the Extra key and makes Size -1, and returns the codings it undid; ""
+// when the body has none, or one it does not know (it is then left as
+// sent). A corrupt stream fails on Read with Kind Protocol.
+func Decode(res *fetch.Resource) string {
+	ce := res.Extra[fetch.ExtraContentEncoding]
+	if ce == "" {
+		return ""
+	}
+	resp := &http.Response{Header: http.Header{"Content-Encoding": {ce}}, Body: res.Body}
+	if decodeBody(resp) == "" {
+		return ""
+	}
+	delete(res.Extra, fetch.ExtraContentEncoding)
+	res.Size = -1
+	res.Body = decodeErrors{resp.Body}
+	return ce
+}
+
+// decodeErrors classifies the errors of a decoded body read apart from
+// the Handler's own body: a corrupt stream is Kind Protocol.
+type decodeErrors struct{ io.ReadCloser }
+
+func (d decodeErrors) Read(p []byte) (int, error) {
+	n, err := d.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && isCorrupt(err) {
+		err = fetch.Errorf(fetch.Protocol, "the content-encoded body does not decode: %w", err)
+	}
+	return n, err
+}

@@ -127,3 +127,40 @@ func TestDecodeCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// Decode undoes, with the same decoders, the coding of a Resource a Raw
+// Handler delivered as sent (what the command does after recording the
+// bytes in a WARC file); a coding it does not know stays, and a corrupt
+// stream is a protocol error.
+func TestDecodeResource(t *testing.T) {
+	text := strings.Repeat("all work and no play\n", 500)
+	for _, tt := range []struct {
+		ce   string
+		body []byte
+		want string
+		kind fetch.Kind
+	}{
+		{"gzip", encode(t, []byte(text), "gzip"), text, 0},
+		{"br", encode(t, []byte(text), "br"), text, 0},
+		{"gzip, zstd", encode(t, []byte(text), "gzip", "zstd"), text, 0},
+		{"compress", []byte("as sent"), "as sent", 0},
+		{"gzip", []byte("not gzip at all"), "", fetch.Protocol},
+	} {
+		res := &fetch.Resource{Size: int64(len(tt.body)), Extra: map[string]string{fetch.ExtraContentEncoding: tt.ce},
+			Body: io.NopCloser(bytes.NewReader(tt.body))}
+		undone := Decode(res)
+		b, err := io.ReadAll(res.Body)
+		if tt.kind != 0 {
+			if !errors.Is(err, tt.kind) {
+				t.Errorf("%s, corrupt: %v, want kind %v", tt.ce, err, tt.kind)
+			}
+			continue
+		}
+		if err != nil || string(b) != tt.want {
+			t.Errorf("%s: %d bytes, %v", tt.ce, len(b), err)
+		}
+		if known := tt.ce != "compress"; (undone != "") != known || (res.Extra[fetch.ExtraContentEncoding] == "") != known || (res.Size == -1) != known {
+			t.Errorf("%s: Decode = %q, extra %v, size %d", tt.ce, undone, res.Extra, res.Size)
+		}
+	}
+}

@@ -137,3 +137,24 @@ func TestAbortedStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTP1: with HTTP1 set, an https server that offers HTTP/2 is spoken
+// to in HTTP/1.1 (only "http/1.1" offered in the handshake).
+func TestHTTP1(t *testing.T) {
+	srv, trust := tlsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Proto)
+	})
+	for _, tt := range []struct {
+		h    *Handler
+		want string
+	}{
+		{&Handler{}, "HTTP/2.0"},
+		{&Handler{HTTP1: true}, "HTTP/1.1"},
+	} {
+		t.Cleanup(func() { tt.h.Close() })
+		res, body, err := get(t, tt.h, &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust})
+		if err != nil || string(body) != tt.want || res.Extra[fetch.ExtraHTTPVersion] != tt.want {
+			t.Errorf("HTTP1 %v: server saw %q, reply %q, %v; want %s", tt.h.HTTP1, body, res.Extra[fetch.ExtraHTTPVersion], err, tt.want)
+		}
+	}
+}

@@ -57,6 +57,11 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	} else {
 		t.TLSClientConfig = &tls.Config{}
 	}
+	if h.HTTP1 {
+		t.ForceAttemptHTTP2 = false
+		t.Protocols = new(http.Protocols)
+		t.Protocols.SetHTTP1(true)
+	}
 	watchClientCert(t.TLSClientConfig)
 	h.transports[tc] = t
 	return t

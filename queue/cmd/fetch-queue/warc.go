@@ -1,10 +1,8 @@
 package main
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/warc"
 	"github.com/rfc1738/fetch/schemes"
+	httpscheme "github.com/rfc1738/fetch/schemes/http"
 )
 
 // warcSink is the WARC file of --warc-file. Its zero value, with no path,
@@ -68,37 +67,9 @@ func (s *warcSink) do(ctx context.Context, cl *fetch.Client, req *fetch.Request)
 	if err != nil || !s.decode {
 		return res, err
 	}
-	if ce := res.Extra[fetch.ExtraContentEncoding]; strings.EqualFold(ce, "gzip") || strings.EqualFold(ce, "x-gzip") {
-		delete(res.Extra, fetch.ExtraContentEncoding)
-		res.Size = -1
-		res.Body = &gunzipBody{rc: res.Body}
-	}
+	httpscheme.Decode(res) // gzip, br, zstd: as the handler decodes them
 	return res, nil
 }
-
-// gunzipBody decodes a gzip body, opening the decoder at the first Read.
-// Close closes the body beneath, which records the fetch.
-type gunzipBody struct {
-	rc io.ReadCloser
-	zr *gzip.Reader
-}
-
-func (g *gunzipBody) Read(p []byte) (int, error) {
-	if g.zr == nil {
-		zr, err := gzip.NewReader(g.rc)
-		if err != nil {
-			return 0, fetch.Errorf(fetch.Protocol, "the gzip-encoded body does not decode: %w", err)
-		}
-		g.zr = zr
-	}
-	n, err := g.zr.Read(p)
-	if err != nil && err != io.EOF {
-		err = fetch.Errorf(fetch.KindOf(err), "decoding the gzip-encoded body: %w", err)
-	}
-	return n, err
-}
-
-func (g *gunzipBody) Close() error { return g.rc.Close() }
 
 // finish closes the file.
 func (s *warcSink) finish() error {
