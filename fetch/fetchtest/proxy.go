@@ -36,12 +36,13 @@ type Proxy struct {
 	// credentials when the proxy requires them.
 	URL *neturl.URL
 
-	cfg   ProxyConfig
-	ln    net.Listener
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	asked []string
-	conns map[net.Conn]bool
+	cfg    ProxyConfig
+	ln     net.Listener
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	asked  []string
+	conns  map[net.Conn]bool
+	closed bool
 }
 
 // NewProxy starts a proxy on 127.0.0.1:0 and closes it when tb ends.
@@ -78,6 +79,7 @@ func (p *Proxy) Asked() []string {
 func (p *Proxy) Close() {
 	p.ln.Close()
 	p.mu.Lock()
+	p.closed = true
 	for c := range p.conns {
 		c.Close()
 	}
@@ -91,11 +93,16 @@ func (p *Proxy) note(s string) {
 	p.mu.Unlock()
 }
 
-// track records c for Close; it returns false when the proxy is closed.
+// track records c for Close; once the proxy is closed, it closes c
+// instead, so that nothing it relays outlives Close.
 func (p *Proxy) track(c net.Conn) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		c.Close()
+		return
+	}
 	p.conns[c] = true
-	p.mu.Unlock()
 }
 
 func (p *Proxy) untrack(c net.Conn) {
