@@ -101,7 +101,7 @@ func Example_crawlLoop() {
 		}
 		for e, err := l.Next(); err == nil; e, err = l.Next() {
 			fmt.Println(e.Kind, e.URL)
-			if e.Kind == fetch.KindDirectory || e.Kind == fetch.KindMenu {
+			if e.Kind == fetch.ResourceDirectory || e.Kind == fetch.ResourceMenu {
 				queue = append(queue, e.URL)
 			}
 		}

@@ -288,7 +288,7 @@ func TestClientBodyWriter(t *testing.T) {
 	c.Register("ftp", staticHandler("x"))
 	sess := &sessionBody{Reader: strings.NewReader("login: ")}
 	c.Register("telnet", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
-		return &Resource{Kind: KindSession, Size: -1, Body: sess}, nil
+		return &Resource{Kind: ResourceSession, Size: -1, Body: sess}, nil
 	}))
 	res, err := c.Fetch(context.Background(), "ftp://h/f")
 	if err != nil {

@@ -227,9 +227,9 @@ func (dirHandler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 		}
 		n := names[0]
 		names = names[1:]
-		kind := fetch.KindFile
+		kind := fetch.ResourceFile
 		if strings.HasSuffix(n, "/") {
-			kind = fetch.KindDirectory
+			kind = fetch.ResourceDirectory
 		}
 		return fetch.Entry{Name: n, Kind: kind, Size: -1}, nil
 	}, nil), nil

@@ -179,9 +179,9 @@ func fsKind(e Entry) (dir, ok bool) {
 		}
 	}
 	switch e.Kind {
-	case KindDirectory, KindMenu:
+	case ResourceDirectory, ResourceMenu:
 		return true, true
-	case KindFile, KindArticle:
+	case ResourceFile, ResourceArticle:
 		return false, true
 	}
 	return false, false

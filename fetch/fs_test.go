@@ -184,9 +184,9 @@ func (m menus) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, er
 		if err != nil {
 			return fetch.Entry{}, err
 		}
-		kind := fetch.KindFile
+		kind := fetch.ResourceFile
 		if u.Gopher().Type == "1" {
-			kind = fetch.KindMenu
+			kind = fetch.ResourceMenu
 		}
 		return fetch.Entry{Name: items[i-1], URL: u, Kind: kind, Size: -1}, nil
 	}, nil), nil

@@ -22,7 +22,7 @@ type Lister interface {
 type Entry struct {
 	Name      string       // the name as displayed
 	URL       *url.URL     // the item's own URL
-	Kind      ResourceKind // what fetching URL returns: KindFile, KindDirectory, KindMenu, ...
+	Kind      ResourceKind // what fetching URL returns: ResourceFile, ResourceDirectory, ResourceMenu, ...
 	Size      int64        // the size in bytes, or -1 when unknown
 	ModTime   time.Time    // the modification time, or the zero Time when unknown
 	MediaType string       // the MIME type, or "" when unknown

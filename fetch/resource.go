@@ -13,13 +13,13 @@ type ResourceKind int
 
 // The kinds of resource.
 const (
-	KindFile      ResourceKind = iota // a data object's bytes
-	KindDirectory                     // a directory listing, one name a line
-	KindMenu                          // a menu (gopher), as the server sent it
-	KindArticle                       // a news article: headers, blank line, body
-	KindList                          // a list of items: groups, overview lines, search hits
-	KindSession                       // an interactive session (telnet): Body is also an io.Writer
-	KindMessage                       // a receipt for a message sent (mailto)
+	ResourceFile      ResourceKind = iota // a data object's bytes
+	ResourceDirectory                     // a directory listing, one name a line
+	ResourceMenu                          // a menu (gopher), as the server sent it
+	ResourceArticle                       // a news article: headers, blank line, body
+	ResourceList                          // a list of items: groups, overview lines, search hits
+	ResourceSession                       // an interactive session (telnet): Body is also an io.Writer
+	ResourceMessage                       // a receipt for a message sent (mailto)
 )
 
 var resourceKindNames = [...]string{"file", "directory", "menu", "article", "list", "session", "message"}

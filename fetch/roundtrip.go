@@ -80,7 +80,7 @@ func (rt *roundTripper) RoundTrip(hr *http.Request) (*http.Response, error) {
 		return rt.failure(ctx, hr, err)
 	}
 	switch res.Kind {
-	case KindDirectory, KindMenu, KindList:
+	case ResourceDirectory, ResourceMenu, ResourceList:
 		if req.Offset == 0 {
 			return rt.listing(ctx, hr, req, res)
 		}
@@ -146,11 +146,11 @@ func mediaType(res *Resource) string {
 		return res.MediaType
 	}
 	switch res.Kind {
-	case KindDirectory, KindList, KindMessage:
+	case ResourceDirectory, ResourceList, ResourceMessage:
 		return "text/plain; charset=utf-8"
-	case KindArticle:
+	case ResourceArticle:
 		return "message/rfc822"
-	case KindMenu:
+	case ResourceMenu:
 		return "application/gopher-menu"
 	}
 	return ""
@@ -307,7 +307,7 @@ func (h *htmlListing) Close() error { return h.l.Close() }
 // search or CSO query without its words).
 func followable(e Entry) bool {
 	switch {
-	case e.URL == nil, e.Kind == KindSession:
+	case e.URL == nil, e.Kind == ResourceSession:
 		return false
 	case e.URL.Scheme == "gopher" || e.URL.Scheme == "gophers":
 		g := e.URL.Gopher()

@@ -53,7 +53,7 @@ func (tr *tree) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 		for _, e := range ents {
 			b.WriteString(e.name + "\n")
 		}
-		return &fetch.Resource{Kind: fetch.KindDirectory, Size: -1, ModTime: tr.mod, Body: io.NopCloser(strings.NewReader(b.String()))}, nil
+		return &fetch.Resource{Kind: fetch.ResourceDirectory, Size: -1, ModTime: tr.mod, Body: io.NopCloser(strings.NewReader(b.String()))}, nil
 	}
 	body, ok := tr.files[p]
 	if !ok {
@@ -62,7 +62,7 @@ func (tr *tree) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	if !req.IfModifiedSince.IsZero() && !tr.mod.After(req.IfModifiedSince) {
 		return nil, fetch.Errorf(fetch.NotModified, "unchanged")
 	}
-	res := &fetch.Resource{Kind: fetch.KindFile, Size: int64(len(body)), ModTime: tr.mod, MediaType: "text/plain", Header: http.Header{"X-Attr": {"v"}}}
+	res := &fetch.Resource{Kind: fetch.ResourceFile, Size: int64(len(body)), ModTime: tr.mod, MediaType: "text/plain", Header: http.Header{"X-Attr": {"v"}}}
 	if req.Offset > 0 {
 		body = body[req.Offset:]
 		res.Offset, res.Size = req.Offset, int64(len(body))
@@ -112,20 +112,20 @@ func newTree() *tree {
 		},
 		dirs: map[string][]treeEnt{
 			"/pub/": {
-				{"a.txt", "/pub/a.txt", fetch.KindFile, 6},
-				{"sub", "/pub/sub/", fetch.KindDirectory, -1},
-				{"an information line", "", fetch.KindFile, -1},
+				{"a.txt", "/pub/a.txt", fetch.ResourceFile, 6},
+				{"sub", "/pub/sub/", fetch.ResourceDirectory, -1},
+				{"an information line", "", fetch.ResourceFile, -1},
 				{"garbage", "unparsed", 0, 0},
-				{`x<y>&"z.txt`, `/pub/x<y>&"z.txt`, fetch.KindFile, 4},
-				{"about/help", "/pub/a.txt", fetch.KindFile, 6},
-				{"a session", "/pub/telnet", fetch.KindSession, -1},
-				{"a.txt", "/pub/sub/b.txt", fetch.KindFile, 5},
+				{`x<y>&"z.txt`, `/pub/x<y>&"z.txt`, fetch.ResourceFile, 4},
+				{"about/help", "/pub/a.txt", fetch.ResourceFile, 6},
+				{"a session", "/pub/telnet", fetch.ResourceSession, -1},
+				{"a.txt", "/pub/sub/b.txt", fetch.ResourceFile, 5},
 			},
 			"/pub/sub/": {
-				{"b.txt", "/pub/sub/b.txt", fetch.KindFile, 5},
-				{"back to pub", "/pub/", fetch.KindDirectory, -1}, // cycles, left out by NewFS
-				{"itself", "/pub/sub/", fetch.KindDirectory, -1},
-				{"..", "/", fetch.KindDirectory, -1},
+				{"b.txt", "/pub/sub/b.txt", fetch.ResourceFile, 5},
+				{"back to pub", "/pub/", fetch.ResourceDirectory, -1}, // cycles, left out by NewFS
+				{"itself", "/pub/sub/", fetch.ResourceDirectory, -1},
+				{"..", "/", fetch.ResourceDirectory, -1},
 			},
 		},
 	}

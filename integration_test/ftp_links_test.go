@@ -22,11 +22,11 @@ func TestFTPLinks(t *testing.T) {
 	if skipped != 0 {
 		t.Errorf("%d lines skipped; trace:\n%s", skipped, trace)
 	}
-	checkEntry(t, es, "target", fetch.KindDirectory, base+"/links/target/", -1)
-	checkEntry(t, es, "dirlink", fetch.KindDirectory, base+"/links/dirlink/", -1)
-	checkEntry(t, es, "filelink", fetch.KindFile, base+"/links/filelink", int64(len("linked\n")))
-	checkEntry(t, es, "loop", fetch.KindDirectory, base+"/links/", -1)
-	checkEntry(t, es, "up", fetch.KindDirectory, base+"/", -1)
+	checkEntry(t, es, "target", fetch.ResourceDirectory, base+"/links/target/", -1)
+	checkEntry(t, es, "dirlink", fetch.ResourceDirectory, base+"/links/dirlink/", -1)
+	checkEntry(t, es, "filelink", fetch.ResourceFile, base+"/links/filelink", int64(len("linked\n")))
+	checkEntry(t, es, "loop", fetch.ResourceDirectory, base+"/links/", -1)
+	checkEntry(t, es, "up", fetch.ResourceDirectory, base+"/", -1)
 
 	r := runFetch(t, "", nil, "--list", base+"/links/")
 	wantCode(t, r, 0, "--list")

@@ -66,12 +66,12 @@ func TestFTPListVsftpd(t *testing.T) {
 	if skipped != 0 || !strings.Contains(trace, "> LIST\n") {
 		t.Errorf("%d lines skipped; trace:\n%s", skipped, trace)
 	}
-	checkEntry(t, es, "hello.txt", fetch.KindFile, base+"/pub/hello.txt", int64(len("hello from vsftpd\n")))
-	checkEntry(t, es, "nested", fetch.KindDirectory, base+"/pub/nested/", -1)
-	checkEntry(t, es, "with space", fetch.KindDirectory, base+"/pub/with%20space/", -1)
+	checkEntry(t, es, "hello.txt", fetch.ResourceFile, base+"/pub/hello.txt", int64(len("hello from vsftpd\n")))
+	checkEntry(t, es, "nested", fetch.ResourceDirectory, base+"/pub/nested/", -1)
+	checkEntry(t, es, "with space", fetch.ResourceDirectory, base+"/pub/with%20space/", -1)
 	// A directory entry's URL lists that directory.
 	es, _, _ = ftpList(t, es["with space"].URL.String())
-	checkEntry(t, es, "name with space.txt", fetch.KindFile, base+"/pub/with%20space/name%20with%20space.txt", int64(len("spaced out\n")))
+	checkEntry(t, es, "name with space.txt", fetch.ResourceFile, base+"/pub/with%20space/name%20with%20space.txt", int64(len("spaced out\n")))
 }
 
 // TestFTPListProftpd: proftpd offers MLST (MLSD is used), and on its
@@ -86,8 +86,8 @@ func TestFTPListProftpd(t *testing.T) {
 		if skipped != 0 || !strings.Contains(trace, "> "+tt.cmd+"\n") {
 			t.Errorf("%s: %d lines skipped; trace:\n%s", tt.cmd, skipped, trace)
 		}
-		checkEntry(t, es, "data.bin", fetch.KindFile, base+"/pub/data.bin", 65536)
-		checkEntry(t, es, "sub", fetch.KindDirectory, base+"/pub/sub/", -1)
+		checkEntry(t, es, "data.bin", fetch.ResourceFile, base+"/pub/data.bin", 65536)
+		checkEntry(t, es, "sub", fetch.ResourceDirectory, base+"/pub/sub/", -1)
 		if _, ok := es["missing.txt"]; ok || len(es) != 3 {
 			t.Errorf("%s: entries %v, want data.bin, sub, text.txt", tt.cmd, es)
 		}

@@ -18,7 +18,7 @@ func TestListJSONEscapesControls(t *testing.T) {
 	u, _ := url.Parse("http://h.example/a")
 	name := "a\x1b[31m\u009b31mred\u0085\x7f\u00a0é\t"
 	var b bytes.Buffer
-	if err := writeListing(&b, testListing(t, fetch.Entry{Name: name, URL: u, Kind: fetch.KindFile, Size: -1}), true); err != nil {
+	if err := writeListing(&b, testListing(t, fetch.Entry{Name: name, URL: u, Kind: fetch.ResourceFile, Size: -1}), true); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -42,7 +42,7 @@ func TestListJSONEscapesControls(t *testing.T) {
 // headline, a media type) with its controls escaped, in text and JSON.
 func TestHeadEscapesControls(t *testing.T) {
 	u, _ := url.Parse("wais://h.example/db")
-	res := &fetch.Resource{URL: u, Kind: fetch.KindFile, Size: -1, MediaType: "text/plain\u009b", Extra: map[string]string{"headline": "x\x1b[2Jy\u009bz"}}
+	res := &fetch.Resource{URL: u, Kind: fetch.ResourceFile, Size: -1, MediaType: "text/plain\u009b", Extra: map[string]string{"headline": "x\x1b[2Jy\u009bz"}}
 	for _, asJSON := range []bool{false, true} {
 		e := &runEnv{cfg: &config{json: asJSON}}
 		var b bytes.Buffer

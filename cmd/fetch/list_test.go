@@ -34,9 +34,9 @@ func TestWriteListing(t *testing.T) {
 	file, _ := url.Parse("ftp://h.example/pub/a.txt")
 	mt := time.Date(2024, 5, 6, 7, 8, 9, 0, time.FixedZone("x", 3600))
 	entries := []fetch.Entry{
-		{Name: "pub", URL: dir, Kind: fetch.KindDirectory, Size: -1},
+		{Name: "pub", URL: dir, Kind: fetch.ResourceDirectory, Size: -1},
 		{Name: "bad"},
-		{Name: "a.txt", URL: file, Kind: fetch.KindFile, Size: 12, ModTime: mt, MediaType: "text/plain"},
+		{Name: "a.txt", URL: file, Kind: fetch.ResourceFile, Size: 12, ModTime: mt, MediaType: "text/plain"},
 	}
 	var b bytes.Buffer
 	if err := writeListing(&b, testListing(t, entries...), false); err != nil {

@@ -18,17 +18,17 @@ import (
 func renderMenu(w io.Writer, res *fetch.Resource) error {
 	switch res.URL.Family() {
 	case "gopher":
-		if res.Kind == fetch.KindMenu {
+		if res.Kind == fetch.ResourceMenu {
 			return gopher.WriteMenu(w, res.Body, res.URL)
 		}
 	case "ftp":
-		if res.Kind == fetch.KindDirectory {
+		if res.Kind == fetch.ResourceDirectory {
 			return ftp.WriteListing(w, res.Body, res.URL)
 		}
 	case "news", "nntp":
 		return nntp.Render(w, res)
 	case "prospero":
-		if res.Kind == fetch.KindDirectory {
+		if res.Kind == fetch.ResourceDirectory {
 			return prospero.WriteMenu(w, res.Body)
 		}
 	}

@@ -96,7 +96,7 @@ func (e *runEnv) mirror(ctx context.Context, urls iter.Seq[string]) int {
 	var ok []string
 	for _, s := range seeds {
 		if u, err := e.client.Parser.Parse(s); err == nil {
-			if _, err := m.path(u.Normalize(), fetch.KindFile); err != nil {
+			if _, err := m.path(u.Normalize(), fetch.ResourceFile); err != nil {
 				m.refused(u, err)
 				continue
 			}
@@ -214,7 +214,7 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 		return nil
 	}
 	res := p.Resource
-	if res.Kind == fetch.KindSession {
+	if res.Kind == fetch.ResourceSession {
 		return nil
 	}
 	if !m.keeps(res.URL) {
@@ -341,7 +341,7 @@ func mirrorPath(u *url.URL, kind fetch.ResourceKind) (string, error) {
 		}
 		segs = append(segs, s)
 	}
-	listing := kind == fetch.KindDirectory || kind == fetch.KindMenu || kind == fetch.KindList
+	listing := kind == fetch.ResourceDirectory || kind == fetch.ResourceMenu || kind == fetch.ResourceList
 	if listing || len(segs) == 1 || strings.HasSuffix(raw, "/") {
 		segs = append(segs, indexName(u))
 	}

@@ -33,7 +33,7 @@ func TestMirrorPathQuery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := mirrorPath(u, fetch.KindFile); err != nil || got != filepath.FromSlash(tt.want) {
+		if got, err := mirrorPath(u, fetch.ResourceFile); err != nil || got != filepath.FromSlash(tt.want) {
 			t.Errorf("mirrorPath(%s) = %q, %v; want %q", tt.url, got, err, tt.want)
 		}
 	}
@@ -111,7 +111,7 @@ func TestMirrorRefusedNameAndQueries(t *testing.T) {
 }
 
 func mustMirrorPath(t *testing.T, u *url.URL) string {
-	p, err := mirrorPath(u, fetch.KindFile)
+	p, err := mirrorPath(u, fetch.ResourceFile)
 	if err != nil {
 		t.Fatal(err)
 	}

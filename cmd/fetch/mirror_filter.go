@@ -104,7 +104,7 @@ func matchAny(patterns []string, name string) bool {
 // directory whose links -r wants though it does not keep the file: a
 // listing, a name ending in "/", an HTML name, or none with no extension.
 func mayHoldLinks(u *url.URL, kind fetch.ResourceKind) bool {
-	if kind == fetch.KindDirectory || kind == fetch.KindMenu || kind == fetch.KindList {
+	if kind == fetch.ResourceDirectory || kind == fetch.ResourceMenu || kind == fetch.ResourceList {
 		return true
 	}
 	if u.Family() == "gopher" {
@@ -124,9 +124,9 @@ func mayHoldLinks(u *url.URL, kind fetch.ResourceKind) bool {
 // stored is --mirror's timestamping: the file -r wrote for u before, by
 // its modification time, and the file as a resource for its links.
 func (m *mirrorRun) stored(ctx context.Context, u *url.URL) (time.Time, func() (*fetch.Resource, error), bool) {
-	kind := fetch.KindFile
+	kind := fetch.ResourceFile
 	if u.Family() == "gopher" && u.Gopher().Type == "1" {
-		kind = fetch.KindMenu
+		kind = fetch.ResourceMenu
 	}
 	rel, err := m.path(u, kind)
 	if err != nil {

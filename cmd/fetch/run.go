@@ -384,7 +384,7 @@ func (e *runEnv) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 func (e *runEnv) ftpMenu(ctx context.Context, req *fetch.Request) *fetch.Resource {
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(renderFTPMenu(ctx, e.client, pw, req)) }()
-	return &fetch.Resource{URL: req.URL, Kind: fetch.KindFile, Size: -1, Body: pr}
+	return &fetch.Resource{URL: req.URL, Kind: fetch.ResourceFile, Size: -1, Body: pr}
 }
 
 // failAt records the failure of URL i (-1: the run itself) with the exit

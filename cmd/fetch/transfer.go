@@ -181,7 +181,7 @@ func (e *runEnv) result(ctx context.Context, r *fetch.Result, stdout io.Writer, 
 	sw := &countWriter{w: stdout}
 	wrote, err := e.deliver(ctx, r.Resource, sw, dest, prog)
 	if err != nil && wrote && dest == nil {
-		if e.resume == nil || e.cfg.head || r.Resource.Kind == fetch.KindSession {
+		if e.resume == nil || e.cfg.head || r.Resource.Kind == fetch.ResourceSession {
 			return fetch.NoRetry(err)
 		}
 		e.resume.wrote(r.Index, r.Resource.Offset+sw.n) // a retry asks for the rest
@@ -217,7 +217,7 @@ func (e *runEnv) deliver(ctx context.Context, res *fetch.Resource, stdout io.Wri
 			return cw.n > 0, &fetch.Error{Op: "write", URL: u.Redacted(), Kind: fetch.Other, Err: cw.werr}
 		}
 		return true, nil
-	case res.Kind == fetch.KindSession:
+	case res.Kind == fetch.ResourceSession:
 		if dest != nil {
 			dest.abort()
 		}
@@ -246,7 +246,7 @@ func (e *runEnv) deliver(ctx context.Context, res *fetch.Resource, stdout io.Wri
 		out = p.wrap(cw)
 		defer p.done()
 	}
-	if e.cfg.menu && (res.Kind == fetch.KindMenu || res.Kind == fetch.KindList || res.Kind == fetch.KindDirectory) {
+	if e.cfg.menu && (res.Kind == fetch.ResourceMenu || res.Kind == fetch.ResourceList || res.Kind == fetch.ResourceDirectory) {
 		err = renderMenu(out, res)
 	} else {
 		_, err = io.Copy(out, res.Body)

@@ -528,7 +528,7 @@ func (cr *crawl) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 // link ("l"), which the listing takes for a file, and RETR then fails
 // with 550. The directory's URL ends in "/".
 func (cr *crawl) symlinkedDir(ctx context.Context, req *fetch.Request, l *Link) (*fetch.Resource, bool) {
-	if !l.Listed || l.Kind != fetch.KindFile || !cr.listFirst(&Link{URL: l.URL, Listed: true, Kind: fetch.KindDirectory}) {
+	if !l.Listed || l.Kind != fetch.ResourceFile || !cr.listFirst(&Link{URL: l.URL, Listed: true, Kind: fetch.ResourceDirectory}) {
 		return nil, false
 	}
 	s := req.URL.String()

@@ -86,10 +86,10 @@ func (s *site) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, 
 	body := p.body
 	res := &fetch.Resource{URL: req.URL, Status: p.status, MediaType: p.media}
 	if p.links != nil {
-		res.Kind = fetch.KindMenu
+		res.Kind = fetch.ResourceMenu
 		body = strings.Join(p.links, "\n") + "\n"
 		if req.URL.Scheme == "http" {
-			res.Kind, res.MediaType = fetch.KindFile, "text/html"
+			res.Kind, res.MediaType = fetch.ResourceFile, "text/html"
 			var b strings.Builder
 			for _, l := range p.links {
 				fmt.Fprintf(&b, "<a href=%q>x</a>\n", l)
@@ -116,10 +116,10 @@ func (s *site) entries(links []string) func() (fetch.Entry, error) {
 		if err != nil {
 			return fetch.Entry{}, err
 		}
-		kind := fetch.KindFile
+		kind := fetch.ResourceFile
 		s.mu.Lock()
 		if p, ok := s.lookup(u); ok && p.links != nil && u.Scheme != "http" {
-			kind = fetch.KindMenu
+			kind = fetch.ResourceMenu
 		}
 		s.mu.Unlock()
 		return fetch.Entry{Name: links[i-1], URL: u, Kind: kind, Size: -1}, nil
@@ -141,7 +141,7 @@ func (s *site) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, er
 type bodySite struct{ *site }
 
 func (s bodySite) ListBody(req *fetch.Request, res *fetch.Resource, body io.Reader) (*fetch.Listing, error) {
-	if res.Kind != fetch.KindMenu {
+	if res.Kind != fetch.ResourceMenu {
 		return nil, fetch.Errorf(fetch.Unsupported, "not a listing")
 	}
 	b, _ := io.ReadAll(body)

@@ -279,14 +279,14 @@ func (cr *crawl) listFirst(l *Link) bool {
 }
 
 // listAsResource lists req's URL and returns the listing as a resource:
-// Kind KindDirectory, its Body the entries' names, one a line (a
+// Kind ResourceDirectory, its Body the entries' names, one a line (a
 // directory's with a "/"), as its links are found.
 func (cr *crawl) listAsResource(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	lst, err := cr.c.Client.List(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	return &fetch.Resource{URL: req.URL, Kind: fetch.KindDirectory, Size: -1, MediaType: "text/plain; charset=utf-8",
+	return &fetch.Resource{URL: req.URL, Kind: fetch.ResourceDirectory, Size: -1, MediaType: "text/plain; charset=utf-8",
 		Body: &entriesBody{cr: cr, l: lst}}, nil
 }
 
@@ -403,7 +403,7 @@ func isHTML(mt string) bool {
 
 // isListKind reports whether a resource of kind k names others.
 func isListKind(k fetch.ResourceKind) bool {
-	return k == fetch.KindDirectory || k == fetch.KindMenu || k == fetch.KindList
+	return k == fetch.ResourceDirectory || k == fetch.ResourceMenu || k == fetch.ResourceList
 }
 
 // listable reports whether a resource may name others: a directory, a

@@ -34,13 +34,13 @@ func (v *versioned) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resou
 		return nil, fetch.Errorf(fetch.NotModified, "not modified")
 	}
 	body := "item\n"
-	res := &fetch.Resource{URL: req.URL, ModTime: mod, Kind: fetch.KindFile}
+	res := &fetch.Resource{URL: req.URL, ModTime: mod, Kind: fetch.ResourceFile}
 	if req.URL.Gopher().Type == "1" {
 		var b strings.Builder
 		for i := range v.n {
 			fmt.Fprintf(&b, "gopher://hole.example/0/%d\n", i)
 		}
-		body, res.Kind = b.String(), fetch.KindMenu
+		body, res.Kind = b.String(), fetch.ResourceMenu
 	}
 	res.Size, res.Body = int64(len(body)), io.NopCloser(strings.NewReader(body))
 	return res, nil

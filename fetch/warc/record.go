@@ -40,7 +40,7 @@ import (
 // error, else the error of writing the records.
 func (w *Writer) Tee(req *fetch.Request, res *fetch.Resource) io.ReadCloser {
 	head := req != nil && req.Head
-	if res.Kind == fetch.KindSession || head && !isHTTP(res.URL) {
+	if res.Kind == fetch.ResourceSession || head && !isHTTP(res.URL) {
 		return res.Body
 	}
 	t := &tee{w: w, rc: res.Body, res: res, date: w.now(), size: res.Size, head: head}
@@ -151,11 +151,11 @@ func ContentType(res *fetch.Resource) string {
 		return res.MediaType
 	}
 	switch res.Kind {
-	case fetch.KindMenu:
+	case fetch.ResourceMenu:
 		return "application/gopher-menu" // Gopher+'s name for a menu
-	case fetch.KindArticle:
+	case fetch.ResourceArticle:
 		return "message/rfc822"
-	case fetch.KindDirectory, fetch.KindList, fetch.KindMessage:
+	case fetch.ResourceDirectory, fetch.ResourceList, fetch.ResourceMessage:
 		return "text/plain"
 	}
 	return "application/octet-stream"

@@ -30,11 +30,11 @@ func TestTeeResource(t *testing.T) {
 		kind           fetch.ResourceKind
 		wantType       string
 	}{
-		{"gopher://h/1/", "", fetch.KindMenu, "application/gopher-menu"},
-		{"ftp://h/pub/", "", fetch.KindDirectory, "text/plain"},
-		{"ftp://h/a.bin", "", fetch.KindFile, "application/octet-stream"},
-		{"gopher://h/0/a", "text/plain; charset=utf-8", fetch.KindFile, "text/plain; charset=utf-8"},
-		{"news:a@b", "", fetch.KindArticle, "message/rfc822"},
+		{"gopher://h/1/", "", fetch.ResourceMenu, "application/gopher-menu"},
+		{"ftp://h/pub/", "", fetch.ResourceDirectory, "text/plain"},
+		{"ftp://h/a.bin", "", fetch.ResourceFile, "application/octet-stream"},
+		{"gopher://h/0/a", "text/plain; charset=utf-8", fetch.ResourceFile, "text/plain; charset=utf-8"},
+		{"news:a@b", "", fetch.ResourceArticle, "message/rfc822"},
 	} {
 		var out bytes.Buffer
 		w := NewWriter(&out, Options{})

@@ -86,7 +86,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 	res := &fetch.Resource{URL: req.URL, Size: -1, ModTime: fi.ModTime()}
 	if fi.IsDir() {
-		res.Kind = fetch.KindDirectory
+		res.Kind = fetch.ResourceDirectory
 		if req.Head {
 			f.Close()
 			res.Body = fetch.NoBody
@@ -97,7 +97,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 	if !fi.Mode().IsRegular() {
 		// A pipe or device: stream it as it comes, size unknown.
-		res.Kind = fetch.KindFile
+		res.Kind = fetch.ResourceFile
 		if req.Head {
 			f.Close()
 			res.Body = fetch.NoBody
@@ -106,7 +106,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 		res.Body = newFileBody(ctx, f, -1)
 		return res, nil
 	}
-	res.Kind = fetch.KindFile
+	res.Kind = fetch.ResourceFile
 	res.Size = fi.Size()
 	res.MediaType = mime.TypeByExtension(path.Ext(p))
 	res.MediaTypeGuessed = res.MediaType != ""

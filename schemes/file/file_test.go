@@ -46,11 +46,11 @@ func TestFetch(t *testing.T) {
 		errKind  fetch.Kind
 		rootSkip bool
 	}{
-		{url: "file://" + dir + "/a%20b.txt", want: "hello\n", kind: fetch.KindFile},
-		{url: "file://localhost" + dir + "/a%20b.txt", want: "hello\n", kind: fetch.KindFile},
-		{url: "file://LOCALHOST" + dir + "/a%20b.txt", want: "hello\n", kind: fetch.KindFile},
-		{url: "file://" + dir + "/sub", want: "a\nz\n", kind: fetch.KindDirectory},
-		{url: "file://" + dir + "/sub/", want: "a\nz\n", kind: fetch.KindDirectory},
+		{url: "file://" + dir + "/a%20b.txt", want: "hello\n", kind: fetch.ResourceFile},
+		{url: "file://localhost" + dir + "/a%20b.txt", want: "hello\n", kind: fetch.ResourceFile},
+		{url: "file://LOCALHOST" + dir + "/a%20b.txt", want: "hello\n", kind: fetch.ResourceFile},
+		{url: "file://" + dir + "/sub", want: "a\nz\n", kind: fetch.ResourceDirectory},
+		{url: "file://" + dir + "/sub/", want: "a\nz\n", kind: fetch.ResourceDirectory},
 		{url: "file://" + dir + "/nope", errKind: fetch.NotFound},
 		{url: "file://" + dir + "/locked", errKind: fetch.Auth, rootSkip: true},
 		{url: "file://example.com" + dir + "/a%20b.txt", errKind: fetch.Unsupported},

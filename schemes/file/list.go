@@ -20,7 +20,7 @@ const listBatch = 256
 // List yields the entries of the directory the URL names, streamed in the
 // directory's own order (not sorted), a batch at a time: Name the file
 // name, URL the entry's file URL (a directory's ending in "/"), Kind
-// KindDirectory or KindFile, Size (-1 for directories) and ModTime from the
+// ResourceDirectory or ResourceFile, Size (-1 for directories) and ModTime from the
 // file system, MediaType guessed from the name. An entry that vanishes
 // while the directory is read is skipped. A URL naming a file, not a
 // directory, is Kind Unsupported.
@@ -70,11 +70,11 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 				continue // removed since the directory was read
 			}
 			name := d.Name()
-			e := fetch.Entry{Name: name, Kind: fetch.KindFile, Size: info.Size(), ModTime: info.ModTime()}
+			e := fetch.Entry{Name: name, Kind: fetch.ResourceFile, Size: info.Size(), ModTime: info.ModTime()}
 			ref := url.EscapeSegment(name)
 			switch {
 			case info.IsDir():
-				e.Kind, e.Size = fetch.KindDirectory, -1
+				e.Kind, e.Size = fetch.ResourceDirectory, -1
 				ref += "/"
 			case info.Mode().IsRegular():
 				e.MediaType = mime.TypeByExtension(path.Ext(name))

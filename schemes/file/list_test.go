@@ -55,9 +55,9 @@ func TestList(t *testing.T) {
 		size      int64
 		mt        string
 	}{
-		{"100%.html", base + "100%25.html", fetch.KindFile, 3, "text/html; charset=utf-8"},
-		{"a b.txt", base + "a%20b.txt", fetch.KindFile, 6, "text/plain; charset=utf-8"},
-		{"sub", base + "sub/", fetch.KindDirectory, -1, ""},
+		{"100%.html", base + "100%25.html", fetch.ResourceFile, 3, "text/html; charset=utf-8"},
+		{"a b.txt", base + "a%20b.txt", fetch.ResourceFile, 6, "text/plain; charset=utf-8"},
+		{"sub", base + "sub/", fetch.ResourceDirectory, -1, ""},
 	}
 	for i, w := range want {
 		e := es[i]

@@ -388,7 +388,7 @@ func TestHead(t *testing.T) {
 	}
 	r = req(t, "ftp://"+s.addr()+"/pub/")
 	r.Head = true
-	if res, _, err := get(t, h, r); err != nil || res.Kind != fetch.KindDirectory {
+	if res, _, err := get(t, h, r); err != nil || res.Kind != fetch.ResourceDirectory {
 		t.Errorf("head of a directory: %v, %+v", err, res)
 	}
 	h.Close()

@@ -221,7 +221,7 @@ func emptyCWDRefused(code int, msg string) error {
 
 // list sends NLST (for ";type=d", with the name) and returns the names.
 func (h *Handler) list(ctx context.Context, c *ctrl, req *fetch.Request, j job, key string) (*fetch.Resource, error) {
-	res := &fetch.Resource{URL: req.URL, Kind: fetch.KindDirectory, Size: -1, Body: fetch.NoBody}
+	res := &fetch.Resource{URL: req.URL, Kind: fetch.ResourceDirectory, Size: -1, Body: fetch.NoBody}
 	if req.Head {
 		return res, nil
 	}
@@ -243,7 +243,7 @@ func (h *Handler) list(ctx context.Context, c *ctrl, req *fetch.Request, j job, 
 // fileResource is the Resource of the job's file, before any transfer.
 func fileResource(req *fetch.Request, j job) *fetch.Resource {
 	return &fetch.Resource{
-		URL: req.URL, Kind: fetch.KindFile, Size: -1, Body: fetch.NoBody,
+		URL: req.URL, Kind: fetch.ResourceFile, Size: -1, Body: fetch.NoBody,
 		MediaType: mime.TypeByExtension(path.Ext(j.name)),
 		Extra:     map[string]string{ExtraType: j.typ},
 	}

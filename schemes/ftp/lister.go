@@ -171,10 +171,10 @@ func entry(base *url.URL, it item) (fetch.Entry, error) {
 		return fetch.Entry{}, unparsed("listing", it.name)
 	}
 	raw := EntryURL(base, it.name)
-	kind := fetch.KindFile
+	kind := fetch.ResourceFile
 	if it.dir {
 		raw += "/"
-		kind = fetch.KindDirectory
+		kind = fetch.ResourceDirectory
 	}
 	u, err := url.Parse(raw)
 	if err != nil {

@@ -120,7 +120,7 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 }
 
 // Fetch connects to the URL's host, sends the selector line and returns
-// the reply as a Resource whose Body streams it. Kind is fetch.KindMenu for
+// the reply as a Resource whose Body streams it. Kind is fetch.ResourceMenu for
 // menus and search replies (types 1 and 7). A reply that is a gopher error
 // item (type 3) or a Gopher+ error is an error of Kind NotFound (or Other
 // for "try again later") carrying the server's text. Types 8 and T

@@ -89,21 +89,21 @@ func TestDelivery(t *testing.T) {
 		kind       fetch.ResourceKind
 		media      string
 	}{
-		{"1/menu", "0About\t/about\texample.org\t70\r\n1Sub\t/sub\texample.org\t70\r\n", fetch.KindMenu, "application/gopher-menu"},
-		{"0/stuffed", "one\r\n.two\r\n..three\r\n\r\nfour\r\n", fetch.KindFile, "text/plain"},
-		{"0/unterminated", "one\r\n.dot\r\n..two\r\nlast\r\n", fetch.KindFile, "text/plain"},
-		{"0/lf", "one\n.two\n", fetch.KindFile, "text/plain"},
-		{"0/plain", "no dots here\r\nat all\r\n", fetch.KindFile, "text/plain"},
-		{"0/plainterm", "no dots here\r\n", fetch.KindFile, "text/plain"},
-		{"0/empty", "", fetch.KindFile, "text/plain"},
-		{"0/onlydot", "", fetch.KindFile, "text/plain"},
-		{"0/dotnoeol", "a\r\n.", fetch.KindFile, "text/plain"},
-		{"9/binary", bin, fetch.KindFile, "application/octet-stream"},
-		{"0/longline", long, fetch.KindFile, "text/plain"},
-		{"0/leadingdot", "start\r\n", fetch.KindFile, "text/plain"},
-		{"9/dotted-binary", ".\r\n", fetch.KindFile, "application/octet-stream"},
-		{"h/html", "<p>\r\n.\r\n", fetch.KindFile, "text/html"},
-		{"I/binary", bin, fetch.KindFile, ""},
+		{"1/menu", "0About\t/about\texample.org\t70\r\n1Sub\t/sub\texample.org\t70\r\n", fetch.ResourceMenu, "application/gopher-menu"},
+		{"0/stuffed", "one\r\n.two\r\n..three\r\n\r\nfour\r\n", fetch.ResourceFile, "text/plain"},
+		{"0/unterminated", "one\r\n.dot\r\n..two\r\nlast\r\n", fetch.ResourceFile, "text/plain"},
+		{"0/lf", "one\n.two\n", fetch.ResourceFile, "text/plain"},
+		{"0/plain", "no dots here\r\nat all\r\n", fetch.ResourceFile, "text/plain"},
+		{"0/plainterm", "no dots here\r\n", fetch.ResourceFile, "text/plain"},
+		{"0/empty", "", fetch.ResourceFile, "text/plain"},
+		{"0/onlydot", "", fetch.ResourceFile, "text/plain"},
+		{"0/dotnoeol", "a\r\n.", fetch.ResourceFile, "text/plain"},
+		{"9/binary", bin, fetch.ResourceFile, "application/octet-stream"},
+		{"0/longline", long, fetch.ResourceFile, "text/plain"},
+		{"0/leadingdot", "start\r\n", fetch.ResourceFile, "text/plain"},
+		{"9/dotted-binary", ".\r\n", fetch.ResourceFile, "application/octet-stream"},
+		{"h/html", "<p>\r\n.\r\n", fetch.ResourceFile, "text/html"},
+		{"I/binary", bin, fetch.ResourceFile, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -320,7 +320,7 @@ func TestSearch(t *testing.T) {
 		},
 	})
 	res, got, err := get(t, &Handler{}, "gopher://"+s.addr+"/7/find%09gopher%20urls", nil)
-	if err != nil || string(got) != "0Hit for gopher urls\t/hit\thost\t70\r\n" || res.Kind != fetch.KindMenu {
+	if err != nil || string(got) != "0Hit for gopher urls\t/hit\thost\t70\r\n" || res.Kind != fetch.ResourceMenu {
 		t.Errorf("search = %q, %v", got, err)
 	}
 	var label string
@@ -349,7 +349,7 @@ func TestHead(t *testing.T) {
 	s := newServer(t, map[string]respond{"/m": send("iHi\t\th\t1\r\n.\r\n"), "/gone": send("3Gone\t\th\t1\r\n")})
 	head := func(r *fetch.Request) { r.Head = true }
 	res, got, err := get(t, &Handler{}, "gopher://"+s.addr+"/1/m", head)
-	if err != nil || len(got) != 0 || res.Kind != fetch.KindMenu || res.Size != -1 {
+	if err != nil || len(got) != 0 || res.Kind != fetch.ResourceMenu || res.Size != -1 {
 		t.Errorf("head 1/m: %v, %q, %+v", err, got, res)
 	}
 	if _, _, err := get(t, &Handler{}, "gopher://"+s.addr+"/0/gone", head); !errors.Is(err, fetch.NotFound) {

@@ -16,10 +16,10 @@ var (
 
 // itemKinds are the kinds of resource the item types lead to.
 var itemKinds = map[byte]fetch.ResourceKind{
-	'1': fetch.KindMenu,
-	'7': fetch.KindList,
-	'8': fetch.KindSession,
-	'T': fetch.KindSession,
+	'1': fetch.ResourceMenu,
+	'7': fetch.ResourceList,
+	'8': fetch.ResourceSession,
+	'T': fetch.ResourceSession,
 }
 
 // List fetches the menu (or, for type 7, the search results) the URL
@@ -111,7 +111,7 @@ func entry(it Item) (fetch.Entry, bool) {
 	}
 	kind, ok := itemKinds[it.Type]
 	if !ok {
-		kind = fetch.KindFile
+		kind = fetch.ResourceFile
 	}
 	return fetch.Entry{Name: it.Display, URL: u, Kind: kind, Size: -1, MediaType: mediaTypes[string(it.Type)]}, true
 }

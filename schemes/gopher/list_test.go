@@ -38,13 +38,13 @@ func TestList(t *testing.T) {
 		mt        string
 	}
 	want := []got{
-		{"About", "gopher://example.org/0/about.txt", fetch.KindFile, "text/plain"},
-		{"Files", "gopher://example.org:7070/1/files", fetch.KindMenu, "application/gopher-menu"},
-		{"Find", "gopher://example.org/7/find", fetch.KindList, "application/gopher-menu"},
-		{"Chat", "telnet://guest@bbs.example/", fetch.KindSession, ""},
-		{"Mainframe", "tn3270://ibm.example:23/", fetch.KindSession, ""},
-		{"Web", "http://www.example.org/x?y=1", fetch.KindFile, "text/html"},
-		{"Binary", "gopher://example.org/9/b.bin", fetch.KindFile, "application/octet-stream"},
+		{"About", "gopher://example.org/0/about.txt", fetch.ResourceFile, "text/plain"},
+		{"Files", "gopher://example.org:7070/1/files", fetch.ResourceMenu, "application/gopher-menu"},
+		{"Find", "gopher://example.org/7/find", fetch.ResourceList, "application/gopher-menu"},
+		{"Chat", "telnet://guest@bbs.example/", fetch.ResourceSession, ""},
+		{"Mainframe", "tn3270://ibm.example:23/", fetch.ResourceSession, ""},
+		{"Web", "http://www.example.org/x?y=1", fetch.ResourceFile, "text/html"},
+		{"Binary", "gopher://example.org/9/b.bin", fetch.ResourceFile, "application/octet-stream"},
 	}
 	var all []got
 	for {

@@ -17,7 +17,7 @@ func TestListBody(t *testing.T) {
 	u, _ := url.Parse("gopher://hole.example/1/")
 	h := &Handler{}
 	menu := "iinfo\tfake\t(NULL)\t0\r\n0About\t/about.txt\thole.example\t70\r\n1Sub\t/sub\thole.example\t70\r\nbroken line\r\n.\r\n"
-	l, err := h.ListBody(&fetch.Request{URL: u}, &fetch.Resource{URL: u, Kind: fetch.KindMenu}, strings.NewReader(menu))
+	l, err := h.ListBody(&fetch.Request{URL: u}, &fetch.Resource{URL: u, Kind: fetch.ResourceMenu}, strings.NewReader(menu))
 	if err != nil {
 		t.Fatal(err)
 	}

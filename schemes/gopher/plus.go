@@ -81,7 +81,7 @@ func (h *Handler) plusReply(s *session, req *fetch.Request, g url.Gopher) (*fetc
 	res.Extra[ExtraPlus] = g.Plus
 	switch {
 	case strings.HasPrefix(g.Plus, "!"), strings.HasPrefix(g.Plus, "$"):
-		res.Kind, res.MediaType = fetch.KindFile, "text/plain"
+		res.Kind, res.MediaType = fetch.ResourceFile, "text/plain"
 	case len(g.Plus) > 1 && g.Plus[0] == '+':
 		view, _, _ := strings.Cut(g.Plus[1:], " ")
 		res.MediaType = view
@@ -96,10 +96,10 @@ func (h *Handler) plusReply(s *session, req *fetch.Request, g url.Gopher) (*fetc
 		res.Size = size
 		r = &sizedReader{r: s.br, n: size, size: size}
 	}
-	if res.Kind == fetch.KindMenu {
+	if res.Kind == fetch.ResourceMenu {
 		r = &capReader{r: r, n: h.maxMenu()}
 	}
-	s.clock.lines(res.Kind == fetch.KindMenu)
+	s.clock.lines(res.Kind == fetch.ResourceMenu)
 	res.Body = &body{s: s, r: r}
 	return res, nil
 }

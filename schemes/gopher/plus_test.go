@@ -98,15 +98,15 @@ func TestPlus(t *testing.T) {
 		media      string
 		size       int64
 	}{
-		{"0/doc%09%09+", "line one\r\n.dotted\r\n", fetch.KindFile, "text/plain", -1},
-		{"0/raw%09%09+", "until close\r\n.\r\n", fetch.KindFile, "text/plain", -1},
-		{"0/doc%09%09+text/plain", "0123456789", fetch.KindFile, "text/plain", 10},
-		{"0/doc%09%09!", attrs, fetch.KindFile, "text/plain", -1},
-		{"1/doc%09%09$", attrs, fetch.KindFile, "text/plain", -1},
-		{"1/menu%09%09+", "0Doc\t/doc\thost\t70\t+\r\n", fetch.KindMenu, "application/gopher-menu", -1},
-		{"0/plain%09%09+", "plain text from a plain server\r\n", fetch.KindFile, "text/plain", -1},
-		{"9/doc%09q%09+application/pdf", "%PDF", fetch.KindFile, "application/pdf", -1},
-		{"9/doc%09%09+application/postscript%20Es", "%!P", fetch.KindFile, "application/postscript", 3},
+		{"0/doc%09%09+", "line one\r\n.dotted\r\n", fetch.ResourceFile, "text/plain", -1},
+		{"0/raw%09%09+", "until close\r\n.\r\n", fetch.ResourceFile, "text/plain", -1},
+		{"0/doc%09%09+text/plain", "0123456789", fetch.ResourceFile, "text/plain", 10},
+		{"0/doc%09%09!", attrs, fetch.ResourceFile, "text/plain", -1},
+		{"1/doc%09%09$", attrs, fetch.ResourceFile, "text/plain", -1},
+		{"1/menu%09%09+", "0Doc\t/doc\thost\t70\t+\r\n", fetch.ResourceMenu, "application/gopher-menu", -1},
+		{"0/plain%09%09+", "plain text from a plain server\r\n", fetch.ResourceFile, "text/plain", -1},
+		{"9/doc%09q%09+application/pdf", "%PDF", fetch.ResourceFile, "application/pdf", -1},
+		{"9/doc%09%09+application/postscript%20Es", "%!P", fetch.ResourceFile, "application/postscript", 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -189,7 +189,7 @@ func TestForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(body) != "0Thanks\t/thanks\thost\t70\r\n" || res.Kind != fetch.KindMenu {
+	if string(body) != "0Thanks\t/thanks\thost\t70\r\n" || res.Kind != fetch.ResourceMenu {
 		t.Errorf("form reply = %q, kind %v", body, res.Kind)
 	}
 	if want := []string{"+-1", "..Ann", "pw", ""}; !reflect.DeepEqual((<-got)[:4], want) {

@@ -192,7 +192,7 @@ var mediaTypes = map[string]string{
 func newResource(req *fetch.Request, t string) *fetch.Resource {
 	res := &fetch.Resource{URL: req.URL, Size: -1, MediaType: mediaTypes[t], Extra: map[string]string{ExtraType: t}}
 	if isMenuType(t) {
-		res.Kind = fetch.KindMenu
+		res.Kind = fetch.ResourceMenu
 	}
 	return res
 }

@@ -146,7 +146,7 @@ func TestStatus(t *testing.T) {
 				t.Errorf("status %d: %v", tt.code, err)
 				continue
 			}
-			if want := fmt.Sprintf("status %d\n", tt.code); string(body) != want || res.MediaType != "text/plain; charset=utf-8" || res.Kind != fetch.KindFile {
+			if want := fmt.Sprintf("status %d\n", tt.code); string(body) != want || res.MediaType != "text/plain; charset=utf-8" || res.Kind != fetch.ResourceFile {
 				t.Errorf("status %d: body %q type %q kind %v, want %q text/plain; charset=utf-8 file", tt.code, body, res.MediaType, res.Kind, want)
 			}
 			if res.Status != tt.code || res.Header.Get("Content-Type") != "text/plain; charset=utf-8" {

@@ -32,7 +32,7 @@ const (
 // against the page's URL (after redirects) and its first <base href>,
 // fragments dropped. Name is a
 // link's text (an img's alt) or else the attribute as written; Kind is
-// KindFile and Size -1, for nothing is known of the target before it is
+// ResourceFile and Size -1, for nothing is known of the target before it is
 // fetched. Links that do not parse as URLs, leniently, are counted as
 // skipped. A reply that is not HTML (text/html or application/xhtml+xml)
 // cannot be listed: Kind Unsupported. A page is read up to 64 MiB, a tag
@@ -223,5 +223,5 @@ func (p *pageLinks) add(raw, text string) {
 	if name == "" {
 		name = raw
 	}
-	p.queue = append(p.queue, fetch.Entry{Name: name, URL: u, Kind: fetch.KindFile, Size: -1})
+	p.queue = append(p.queue, fetch.Entry{Name: name, URL: u, Kind: fetch.ResourceFile, Size: -1})
 }

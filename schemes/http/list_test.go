@@ -69,7 +69,7 @@ func TestList(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e.Kind != fetch.KindFile || e.Size != -1 {
+			if e.Kind != fetch.ResourceFile || e.Size != -1 {
 				t.Errorf("%s: kind %v size %d", e.Name, e.Kind, e.Size)
 			}
 			got = append(got, link{e.Name, e.URL.String()})

@@ -163,7 +163,7 @@ func redirect(u *url.URL, resp *http.Response, next *url.URL) *fetch.Resource {
 	res := &fetch.Resource{
 		URL:      u,
 		Redirect: next,
-		Kind:     fetch.KindFile,
+		Kind:     fetch.ResourceFile,
 		Size:     resp.ContentLength,
 		Header:   resp.Header,
 		Status:   resp.StatusCode,
@@ -179,7 +179,7 @@ func redirect(u *url.URL, resp *http.Response, next *url.URL) *fetch.Resource {
 func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64) (*fetch.Resource, error) {
 	res := &fetch.Resource{
 		URL:    u,
-		Kind:   fetch.KindFile,
+		Kind:   fetch.ResourceFile,
 		Size:   resp.ContentLength,
 		Header: resp.Header,
 		Status: resp.StatusCode,

@@ -141,13 +141,13 @@ func (h *Handler) Plan(req *fetch.Request) ([]string, error) {
 
 // Fetch sends req.Message to the URL's address through the relay, adding
 // To, From, Date and Message-ID fields when the message lacks them, and
-// returns a receipt of Kind fetch.KindMessage with an empty Body; its Extra
+// returns a receipt of Kind fetch.ResourceMessage with an empty Body; its Extra
 // holds "address", "message-id", "relay" and "reply" (the relay's final
 // reply). With req.Head it sends nothing and returns the address only.
 // Without a message it fails with Kind Unsupported. The relay's
 // credentials come from its URL, else the request's User.
 func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-	res := &fetch.Resource{URL: req.URL, Kind: fetch.KindMessage, Size: 0, Body: fetch.NoBody, Extra: map[string]string{}}
+	res := &fetch.Resource{URL: req.URL, Kind: fetch.ResourceMessage, Size: 0, Body: fetch.NoBody, Extra: map[string]string{}}
 	if req.Head {
 		to, err := Address(req.URL)
 		if err != nil {

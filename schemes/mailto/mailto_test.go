@@ -55,7 +55,7 @@ func TestSend(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Fetch: %v\n%s", err, trace.String())
 	}
-	if res.Kind != fetch.KindMessage || res.Body == nil {
+	if res.Kind != fetch.ResourceMessage || res.Body == nil {
 		t.Errorf("resource %+v", res)
 	}
 	got := rs.messages()
@@ -150,7 +150,7 @@ func TestHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Kind != fetch.KindMessage || res.Extra[ExtraAddress] != "bob%x@example.com" {
+	if res.Kind != fetch.ResourceMessage || res.Extra[ExtraAddress] != "bob%x@example.com" {
 		t.Errorf("Head: %+v", res)
 	}
 }

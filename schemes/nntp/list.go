@@ -68,7 +68,7 @@ func entryOf(t *target, list, line string) (fetch.Entry, error) {
 		if len(f) < 5 || !digits(f[0]) {
 			return unparsed()
 		}
-		e.Name, e.Kind, e.MediaType = f[1], fetch.KindArticle, "message/rfc822"
+		e.Name, e.Kind, e.MediaType = f[1], fetch.ResourceArticle, "message/rfc822"
 		if d, err := mail.ParseDate(f[3]); err == nil {
 			e.ModTime = d
 		}
@@ -91,7 +91,7 @@ func entryOf(t *target, list, line string) (fetch.Entry, error) {
 		if group == "" {
 			return unparsed()
 		}
-		e.Name, e.Kind = group, fetch.KindList
+		e.Name, e.Kind = group, fetch.ResourceList
 		raw = base(t) + url.Escape(group, "")
 	}
 	u, err := url.Parse(raw)

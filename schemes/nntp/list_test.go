@@ -34,7 +34,7 @@ func TestListOverview(t *testing.T) {
 	}
 	for i, e := range es {
 		want := "nntp://" + addr + "/local.test/" + string(rune('1'+i))
-		if e.URL == nil || e.URL.String() != want || e.Kind != fetch.KindArticle || e.Name == "" {
+		if e.URL == nil || e.URL.String() != want || e.Kind != fetch.ResourceArticle || e.Name == "" {
 			t.Errorf("entry %d: %+v, want URL %s, Kind article and the subject as name", i, e, want)
 		}
 		if e.Size <= 0 {
@@ -58,7 +58,7 @@ func TestListGroups(t *testing.T) {
 	names := map[string]string{}
 	for _, e := range es {
 		names[e.Name] = e.URL.String()
-		if e.Kind != fetch.KindList {
+		if e.Kind != fetch.ResourceList {
 			t.Errorf("%s: Kind %v, want list", e.Name, e.Kind)
 		}
 	}

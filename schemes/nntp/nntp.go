@@ -140,7 +140,7 @@ func (h *Handler) do(s *session, req *fetch.Request, t *target) (*fetch.Resource
 // article asks for an article (ARTICLE, or HEAD for req.Head), by number
 // in its group or by message-id.
 func (h *Handler) article(s *session, req *fetch.Request, t *target, res *fetch.Resource) (*fetch.Resource, error) {
-	res.Kind, res.MediaType = fetch.KindArticle, "message/rfc822"
+	res.Kind, res.MediaType = fetch.ResourceArticle, "message/rfc822"
 	verb, code := "ARTICLE", 220
 	if req.Head {
 		verb, code = "HEAD", 221
@@ -184,7 +184,7 @@ func (h *Handler) article(s *session, req *fetch.Request, t *target, res *fetch.
 // overview selects the group and asks for the overview of its articles
 // (OVER, or RFC 2980's XOVER where OVER is unknown).
 func (h *Handler) overview(s *session, req *fetch.Request, t *target, res *fetch.Resource) (*fetch.Resource, error) {
-	res.Kind, res.MediaType = fetch.KindList, "text/plain"
+	res.Kind, res.MediaType = fetch.ResourceList, "text/plain"
 	count, low, high, err := s.selectGroup(t.group, true)
 	if err != nil {
 		return nil, err
@@ -233,7 +233,7 @@ func (h *Handler) overview(s *session, req *fetch.Request, t *target, res *fetch
 // groupList asks for the list of groups (LIST ACTIVE, or the bare LIST of
 // RFC 977 servers) or of their descriptions (LIST NEWSGROUPS).
 func (h *Handler) groupList(s *session, req *fetch.Request, t *target, res *fetch.Resource) (*fetch.Resource, error) {
-	res.Kind, res.MediaType = fetch.KindList, "text/plain"
+	res.Kind, res.MediaType = fetch.ResourceList, "text/plain"
 	res.Extra[ExtraList] = "active"
 	if t.descr {
 		res.Extra[ExtraList] = "newsgroups"

@@ -80,23 +80,23 @@ func TestFetch(t *testing.T) {
 		kind      fetch.ResourceKind
 		sent      []string // the commands after the session setup
 	}{
-		{"article by number", "nntp://" + addr + "/local.test/1", false, article1, fetch.KindArticle,
+		{"article by number", "nntp://" + addr + "/local.test/1", false, article1, fetch.ResourceArticle,
 			[]string{"GROUP local.test", "ARTICLE 1"}},
-		{"article by message-id", "news:two@example.org", false, article2, fetch.KindArticle,
+		{"article by message-id", "news:two@example.org", false, article2, fetch.ResourceArticle,
 			[]string{"ARTICLE <two@example.org>"}},
-		{"message-id with brackets", "news:%3Ctwo@example.org%3E", false, article2, fetch.KindArticle,
+		{"message-id with brackets", "news:%3Ctwo@example.org%3E", false, article2, fetch.ResourceArticle,
 			[]string{"ARTICLE <two@example.org>"}},
-		{"nntp overview", "nntp://" + addr + "/local.test", false, overview, fetch.KindList,
+		{"nntp overview", "nntp://" + addr + "/local.test", false, overview, fetch.ResourceList,
 			[]string{"GROUP local.test", "OVER 1-2"}},
-		{"news overview", "news:local.test", false, overview, fetch.KindList,
+		{"news overview", "news:local.test", false, overview, fetch.ResourceList,
 			[]string{"GROUP local.test", "OVER 1-2"}},
-		{"empty group", "news:local.empty", false, "", fetch.KindList,
+		{"empty group", "news:local.empty", false, "", fetch.ResourceList,
 			[]string{"GROUP local.empty"}},
-		{"group list", "news:*", false, "local.empty 0000000000 0000000001 y\nlocal.test 0000000002 0000000001 y\n", fetch.KindList,
+		{"group list", "news:*", false, "local.empty 0000000000 0000000001 y\nlocal.test 0000000002 0000000001 y\n", fetch.ResourceList,
 			[]string{"LIST ACTIVE"}},
-		{"wildmat", "news:local.t*", false, "local.test 0000000002 0000000001 y\n", fetch.KindList,
+		{"wildmat", "news:local.t*", false, "local.test 0000000002 0000000001 y\n", fetch.ResourceList,
 			[]string{"LIST ACTIVE local.t*"}},
-		{"descriptions", "news:*", true, "local.empty\tNothing.\nlocal.test\tTests.\n", fetch.KindList,
+		{"descriptions", "news:*", true, "local.empty\tNothing.\nlocal.test\tTests.\n", fetch.ResourceList,
 			[]string{"LIST NEWSGROUPS"}},
 	}
 	for _, tt := range tests {
@@ -484,7 +484,7 @@ func TestHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if body != "" || res.Kind != fetch.KindArticle {
+	if body != "" || res.Kind != fetch.ResourceArticle {
 		t.Errorf("Head: body %q kind %v", body, res.Kind)
 	}
 	if want := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC); !res.ModTime.Equal(want) {

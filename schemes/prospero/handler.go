@@ -154,7 +154,7 @@ func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t
 			return nil, err
 		}
 		req.Trace.Notef("forwarded to %s", next.Redacted())
-		return &fetch.Resource{URL: req.URL, Redirect: next, Kind: fetch.KindFile, Size: -1, Body: fetch.NoBody}, nil
+		return &fetch.Resource{URL: req.URL, Redirect: next, Kind: fetch.ResourceFile, Size: -1, Body: fetch.NoBody}, nil
 	}
 	res := &fetch.Resource{URL: req.URL, Size: inf.size, ModTime: inf.modTime, Extra: map[string]string{}, Body: fetch.NoBody}
 	if inf.modes != "" {
@@ -166,7 +166,7 @@ func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t
 	switch {
 	case len(inf.methods) == 0:
 		// A directory: dirsrv gives it no access method.
-		res.Kind = fetch.KindDirectory
+		res.Kind = fetch.ResourceDirectory
 		res.Size = -1
 		if req.Head {
 			s.close()
@@ -179,7 +179,7 @@ func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t
 		res.Body = body
 		return res, nil
 	case inf.method("PROSPERO-CONTENTS") != nil:
-		res.Kind = fetch.KindFile
+		res.Kind = fetch.ResourceFile
 		res.Extra[ExtraAccessMethod] = "PROSPERO-CONTENTS"
 		if req.Head {
 			s.close()
@@ -198,7 +198,7 @@ func (h *Handler) resolve(ctx context.Context, req *fetch.Request, s *session, t
 			return nil, err
 		}
 		req.Trace.Notef("access method AFTP: the object is at %s", next.Redacted())
-		res.Redirect, res.Kind = next, fetch.KindFile
+		res.Redirect, res.Kind = next, fetch.ResourceFile
 		return res, nil
 	}
 	if inf.method("LOCAL") != nil && len(inf.methods) == 1 {

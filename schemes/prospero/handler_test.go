@@ -71,7 +71,7 @@ func TestFetchReadme(t *testing.T) {
 	if want := fixture(t, "README"); string(body) != string(want) {
 		t.Errorf("body = %q, want %q", body, want)
 	}
-	if res.Kind != fetch.KindFile || res.Size != 35 || !res.ModTime.Equal(time.Date(2026, 11, 22, 5, 11, 20, 0, time.UTC)) {
+	if res.Kind != fetch.ResourceFile || res.Size != 35 || !res.ModTime.Equal(time.Date(2026, 11, 22, 5, 11, 20, 0, time.UTC)) {
 		t.Errorf("resource = kind %v size %d modtime %v", res.Kind, res.Size, res.ModTime)
 	}
 	reqs, _, acks := s.log()
@@ -131,13 +131,13 @@ func TestFetch(t *testing.T) {
 		// §5 of prospero.md: a directory's links, in the server's order; a
 		// server calling itself LOCALHOST is the one reached over loopback;
 		// a directory's URL ends in "/" (CONTRACT §1, --list).
-		{hsoname: "/srv/prospero", kind: fetch.KindDirectory, want: "" +
+		{hsoname: "/srv/prospero", kind: fetch.ResourceDirectory, want: "" +
 			"prospero://" + host + "//srv/prospero/README\n" +
 			"prospero://" + host + "//srv/prospero/pub/\n"},
-		{hsoname: "/srv/prospero/pub/docs/", kind: fetch.KindDirectory, want: "" +
+		{hsoname: "/srv/prospero/pub/docs/", kind: fetch.ResourceDirectory, want: "" +
 			"prospero://" + host + "//srv/prospero/pub/docs/two.txt\n" +
 			"prospero://" + host + "//srv/prospero/pub/docs/one.txt\n"},
-		{hsoname: "/srv/prospero/pub", kind: fetch.KindDirectory, want: "" +
+		{hsoname: "/srv/prospero/pub", kind: fetch.ResourceDirectory, want: "" +
 			"prospero://" + host + "//srv/prospero/pub/big.txt\n" +
 			"prospero://" + host + "//srv/prospero/pub/huge.txt\n" +
 			"prospero://" + host + "//srv/prospero/pub/docs/\n" +
@@ -313,9 +313,9 @@ func TestHead(t *testing.T) {
 		kind    fetch.ResourceKind
 		size    int64
 	}{
-		{"/srv/prospero/README", fetch.KindFile, 35},
-		{"/srv/prospero/pub/huge.txt", fetch.KindFile, 73200},
-		{"/srv/prospero", fetch.KindDirectory, -1},
+		{"/srv/prospero/README", fetch.ResourceFile, 35},
+		{"/srv/prospero/pub/huge.txt", fetch.ResourceFile, 73200},
+		{"/srv/prospero", fetch.ResourceDirectory, -1},
 	} {
 		req := &fetch.Request{URL: mustParse(t, simURL(s, tc.hsoname)), Head: true}
 		res, err := quick().Fetch(context.Background(), req)

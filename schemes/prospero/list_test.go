@@ -34,7 +34,7 @@ func TestList(t *testing.T) {
 		t.Fatalf("%d entries %+v, want %d", len(got), got, len(want))
 	}
 	for i, w := range want {
-		if got[i].Name != w.name || got[i].URL.String() != w.url || got[i].Kind != fetch.KindFile {
+		if got[i].Name != w.name || got[i].URL.String() != w.url || got[i].Kind != fetch.ResourceFile {
 			t.Errorf("entry %d: %+v, want %s %s", i, got[i], w.name, w.url)
 		}
 	}
@@ -79,7 +79,7 @@ func TestListDirectoryURLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[1].Name != "pub" || got[1].Kind != fetch.KindDirectory {
+	if len(got) != 2 || got[1].Name != "pub" || got[1].Kind != fetch.ResourceDirectory {
 		t.Fatalf("entries %+v, want README and the directory pub", got)
 	}
 	if u := got[1].URL.String(); u != "prospero://"+s.addr()+"//srv/prospero/pub/" {

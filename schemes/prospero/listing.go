@@ -116,9 +116,9 @@ func (b *listBody) next() error {
 					continue
 				}
 				b.out = append(append(b.out[:0], u...), '\n')
-				b.entry = fetch.Entry{Name: toks[3], URL: pu, Kind: fetch.KindFile, Size: -1}
+				b.entry = fetch.Entry{Name: toks[3], URL: pu, Kind: fetch.ResourceFile, Size: -1}
 				if toks[2] == "DIRECTORY" {
-					b.entry.Kind = fetch.KindDirectory
+					b.entry.Kind = fetch.ResourceDirectory
 				}
 				return nil
 			}

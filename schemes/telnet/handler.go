@@ -4,7 +4,7 @@
 // default.
 //
 // Fetch opens a Session (an io.ReadWriteCloser) and returns it as the Body
-// of a Resource of Kind fetch.KindSession. The URL's user and password are
+// of a Resource of Kind fetch.ResourceSession. The URL's user and password are
 // advisory only (§3.8): they are shown to the user through Handler.Advise
 // and never typed unasked; Handler.Login types them at the server's login
 // and password prompts. Interact runs a session on a terminal in raw mode,
@@ -125,7 +125,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	if err != nil {
 		return nil, err
 	}
-	res := &fetch.Resource{URL: req.URL, Kind: fetch.KindSession, Size: -1, Body: fetch.NoBody}
+	res := &fetch.Resource{URL: req.URL, Kind: fetch.ResourceSession, Size: -1, Body: fetch.NoBody}
 	if s != nil {
 		res.Body = s
 	}

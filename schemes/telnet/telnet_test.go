@@ -35,7 +35,7 @@ func open(t *testing.T, h *Handler, rawURL string, trace io.Writer) *Session {
 	if err != nil {
 		t.Fatalf("Fetch(%s): %v", rawURL, err)
 	}
-	if res.Kind != fetch.KindSession {
+	if res.Kind != fetch.ResourceSession {
 		t.Errorf("Kind = %v, want session", res.Kind)
 	}
 	s, ok := res.Body.(*Session)
@@ -309,7 +309,7 @@ func TestHeadConnectsToNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Kind != fetch.KindSession || res.Body != fetch.NoBody {
+	if res.Kind != fetch.ResourceSession || res.Body != fetch.NoBody {
 		t.Errorf("Head: %+v", res)
 	}
 }

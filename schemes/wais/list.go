@@ -41,7 +41,7 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 		return fetch.Entry{
 			Name:      fetch.Sanitize(hit.Headline),
 			URL:       u,
-			Kind:      fetch.KindFile,
+			Kind:      fetch.ResourceFile,
 			Size:      hit.Length,
 			MediaType: mediaType(hit.Type()),
 		}, nil

@@ -26,7 +26,7 @@ func TestList(t *testing.T) {
 		t.Fatalf("%d entries %+v, want 2", len(es), es)
 	}
 	for _, e := range es {
-		if e.URL == nil || e.Kind != fetch.KindFile || e.MediaType != "text/plain" || e.Size != 5 && e.Size != 6 || e.Name == "" {
+		if e.URL == nil || e.Kind != fetch.ResourceFile || e.MediaType != "text/plain" || e.Size != 5 && e.Size != 6 || e.Name == "" {
 			t.Errorf("entry %+v: want a text file with its URL, size and headline", e)
 			continue
 		}

@@ -74,7 +74,7 @@ func TestReplaySearchThenFetchHit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Kind != fetch.KindList || res.Size != int64(len(body)) {
+	if res.Kind != fetch.ResourceList || res.Size != int64(len(body)) {
 		t.Errorf("Kind %v Size %d, want list of %d bytes", res.Kind, res.Size, len(body))
 	}
 	hits := hitLines(t, body)
@@ -110,7 +110,7 @@ func TestReplaySearchThenFetchHit(t *testing.T) {
 	if string(body) != string(fixture(t, "docs/alpha.txt")) {
 		t.Errorf("document = %q", body)
 	}
-	if res.Size != 130 || res.MediaType != "text/plain" || res.Kind != fetch.KindFile {
+	if res.Size != 130 || res.MediaType != "text/plain" || res.Kind != fetch.ResourceFile {
 		t.Errorf("Size %d MediaType %q Kind %v", res.Size, res.MediaType, res.Kind)
 	}
 }

@@ -24,7 +24,7 @@ func (h *Handler) retrieve(s *session, req *fetch.Request, db, docID, wtype stri
 		size = int64(len(d.buf))
 	}
 	return &fetch.Resource{
-		Kind:      fetch.KindFile,
+		Kind:      fetch.ResourceFile,
 		MediaType: mediaType(wtype),
 		Size:      size,
 		Offset:    req.Offset,

@@ -3,7 +3,7 @@
 // waisserver understands it.
 //
 //   - wais://host/database?words runs a relevance search; the body is the
-//     hit list, one hit a line (see Hit.AppendLine), Kind fetch.KindList.
+//     hit list, one hit a line (see Hit.AppendLine), Kind fetch.ResourceList.
 //   - wais://host/database/wtype/wpath retrieves the document whose
 //     DocumentID is wpath, in byte ranges, streamed; libwww's
 //     "tag=value;" wpath and its database/wtype/length/wpath layout are
@@ -246,7 +246,7 @@ func listResource(hits []Hit) *fetch.Resource {
 		b = hit.AppendLine(b)
 	}
 	return &fetch.Resource{
-		Kind:      fetch.KindList,
+		Kind:      fetch.ResourceList,
 		MediaType: "text/plain",
 		Size:      int64(len(b)),
 		Extra:     map[string]string{ExtraHits: strconv.Itoa(len(hits))},
