@@ -160,23 +160,14 @@ func field(h http.Header, key string) string {
 // redirect returns the Resource of a redirect to next: the reply's status
 // and header fields, its body still to be set.
 func redirect(u *url.URL, resp *http.Response, next *url.URL) *fetch.Resource {
-	res := &fetch.Resource{
-		URL:      u,
-		Redirect: next,
-		Kind:     fetch.ResourceFile,
-		Size:     resp.ContentLength,
-		Header:   resp.Header,
-		Status:   resp.StatusCode,
-		Extra:    map[string]string{fetch.ExtraHTTPStatus: fetch.Sanitize(resp.Status), fetch.ExtraHTTPVersion: resp.Proto},
-	}
-	if res.Size < 0 {
-		res.Size = -1
-	}
-	res.MediaType = mediaType(field(resp.Header, "Content-Type"))
+	res := replyResource(u, resp)
+	res.Redirect = next
 	return res
 }
 
-func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64) (*fetch.Resource, error) {
+// replyResource returns the Resource a reply is, its status, header
+// fields, size and media type, its body still to be set.
+func replyResource(u *url.URL, resp *http.Response) *fetch.Resource {
 	res := &fetch.Resource{
 		URL:    u,
 		Kind:   fetch.ResourceFile,
@@ -189,6 +180,11 @@ func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64)
 		res.Size = -1
 	}
 	res.MediaType = mediaType(field(resp.Header, "Content-Type"))
+	return res
+}
+
+func resource(u *url.URL, resp *http.Response, req *fetch.Request, offset int64) (*fetch.Resource, error) {
+	res := replyResource(u, resp)
 	if lm := field(resp.Header, "Last-Modified"); lm != "" {
 		if t, err := parseTime(lm); err == nil {
 			res.ModTime = t
