@@ -14,7 +14,6 @@ require (
 	github.com/andybalholm/brotli v1.3.0
 	github.com/klauspost/compress v1.20.3
 	github.com/temoto/robotstxt v1.1.2
-	github.com/vbauerster/mpb/v8 v8.16.2
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/net v0.60.0
 	golang.org/x/sync v0.24.0
@@ -22,10 +21,4 @@ require (
 	golang.org/x/time v0.16.0
 )
 
-require (
-	github.com/VividCortex/ewma v1.2.0 // indirect
-	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
-	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
-	github.com/mattn/go-runewidth v0.0.30 // indirect
-	github.com/vbauerster/cupwriter v0.0.5 // indirect
-)
+require golang.org/x/text v0.43.0 // indirect
