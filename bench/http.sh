@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compares fetch with curl on a local nginx (started here, by
 # integration_test/servers/http.sh): the 64 MiB file over http and over
-# https (HTTP/2 for fetch, which offers it; curl as built). Runs alternate,
+# https (HTTP/1.1 for fetch, its default; curl as built, HTTP/2). Runs alternate,
 # fetch then curl, stdout to /dev/null; prints the median wall time and
 # peak RSS of each and the ratio fetch/curl.
 #

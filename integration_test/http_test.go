@@ -212,9 +212,15 @@ func TestHTTPS(t *testing.T) {
 		if string(r.Stdout) != "hello from nginx\n" {
 			t.Fatalf("stdout = %q", r.Stdout)
 		}
-		if !strings.Contains(string(r.Stderr), "> GET /hello.txt HTTP/2\n") {
-			t.Errorf("HTTP/2 was not used:\n%s", r.Stderr)
+		if !strings.Contains(string(r.Stderr), "> GET /hello.txt HTTP/1.1\n") {
+			t.Errorf("HTTP/1.1, the default, was not used:\n%s", r.Stderr)
 		}
+	}
+	// --http2: nginx offers it, and it is spoken.
+	r = runFetch(t, "", nil, "--http2", "--cacert", ca, "-v", u)
+	wantCode(t, r, 0, "https --http2")
+	if string(r.Stdout) != "hello from nginx\n" || !strings.Contains(string(r.Stderr), "> GET /hello.txt HTTP/2\n") {
+		t.Errorf("--http2: stdout %q, HTTP/2 not used:\n%s", r.Stdout, r.Stderr)
 	}
 	dir := t.TempDir()
 	r = runFetch(t, dir, nil, "-s", "--cacert", ca, "-o", "big.bin", "https://"+addr+"/big.bin")

@@ -25,7 +25,7 @@ type Config struct {
 	HTTPRaw       bool   // --raw: deliver bodies still content-encoded (default: gzip decoded)
 	HTTPUserAgent string // --user-agent; "" means "fetch/<version>"
 	HTTPPipeline  int    // --pipeline: requests one connection carries at once (HTTP/1.1 pipelining); 0 or 1 means none
-	HTTP1         bool   // --http1.1: HTTP/1.1 to https servers too (default: HTTP/2 when offered)
+	HTTP2         bool   // --http2: offer HTTP/2 to https servers (default: HTTP/1.1)
 	HTTPDigest    bool   // --digest: credentials by Digest (RFC 7616) instead of Basic
 	HTTPBearer    string // --oauth2-bearer: a token sent as "Authorization: Bearer" (RFC 6750) to requests that are not hops
 
@@ -68,7 +68,7 @@ func Register(c *fetch.Client, cfg Config) {
 		Raw: cfg.HTTPRaw, UserAgent: cfg.HTTPUserAgent,
 		MaxConnsPerHost: c.PerHost, // the Client's PerHost counts connections
 		Pipeline:        cfg.HTTPPipeline,
-		HTTP1:           cfg.HTTP1,
+		HTTP2:           cfg.HTTP2,
 		Digest:          cfg.HTTPDigest, BearerToken: cfg.HTTPBearer,
 	}
 	c.Register("http", web)

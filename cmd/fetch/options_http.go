@@ -15,8 +15,10 @@ var httpOptions = []option{
 		set: func(c *config, v string) error { c.schemes.HTTPUserAgent = v; return nil }},
 	{long: "pipeline", arg: "N", help: "http: with more transfers to a host than --per-host connections, write up to N requests at once on each connection and read the replies in turn (HTTP/1.1 pipelining; default 1: none)",
 		set: func(c *config, v string) (err error) { c.schemes.HTTPPipeline, err = positive(v); return }},
-	{long: "http1.1", help: "https: speak HTTP/1.1, offering only it in the TLS handshake (default: HTTP/2 when the server offers it; plain http is always HTTP/1.1)",
-		set: func(c *config, _ string) error { c.schemes.HTTP1 = true; return nil }},
+	{long: "http2", help: "https: offer HTTP/2 in the TLS handshake and speak it to a server that takes it (default: HTTP/1.1, which moves a body with less CPU)",
+		set: func(c *config, _ string) error { c.schemes.HTTP2 = true; return nil }},
+	{long: "http1.1", help: "http(s): speak HTTP/1.1, the default (curl's option, accepted as it is; undoes an earlier --http2)",
+		set: func(c *config, _ string) error { c.schemes.HTTP2 = false; return nil }},
 	{long: "max-redirs", arg: "N", help: "follow at most N redirects and referrals (http(s), prospero; default 10; 0 follows none)",
 		set: func(c *config, v string) error {
 			n, err := strconv.Atoi(v)

@@ -34,16 +34,21 @@ func TestErrorBody(t *testing.T) {
 	}
 }
 
-// TestErrorBodyHTTPS: the same over net/http's transport (HTTP/2).
+// TestErrorBodyHTTPS: the same over net/http's transport, in HTTP/1.1 and
+// in HTTP/2.
 func TestErrorBodyHTTPS(t *testing.T) {
 	page := strings.Repeat("gone\n", 20000)
 	srv, trust := tlsServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusGone)
 		w.Write([]byte(page))
 	})
-	var buf bytes.Buffer
-	_, _, err := get(t, newHandler(t), &fetch.Request{URL: parse(t, srv.URL+"/x"), ErrorBody: &buf, TLS: trust})
-	if !errors.Is(err, fetch.NotFound) || buf.String() != page {
-		t.Errorf("err = %v, ErrorBody %d bytes; want NotFound and %d bytes", err, buf.Len(), len(page))
+	for _, h2 := range []bool{false, true} {
+		h := newHandler(t)
+		h.HTTP2 = h2
+		var buf bytes.Buffer
+		_, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/x"), ErrorBody: &buf, TLS: trust})
+		if !errors.Is(err, fetch.NotFound) || buf.String() != page {
+			t.Errorf("HTTP2 %v: err = %v, ErrorBody %d bytes; want NotFound and %d bytes", h2, err, buf.Len(), len(page))
+		}
 	}
 }

@@ -40,6 +40,7 @@ func TestHTTPS(t *testing.T) {
 		w.Write(bigBody)
 	})
 	h := newHandler(t)
+	h.HTTP2 = true // the HTTP/2 path, which a server offering it gets on request
 	// Unknown authority: a connect failure that holds the verification
 	// error (the command adds its hint), and names no option itself.
 	_, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/")})
@@ -98,6 +99,7 @@ func TestConnectionReuse(t *testing.T) {
 		clear(conns)
 		mu.Unlock()
 		h := newHandler(t)
+		h.HTTP2 = true // the HTTP/2 path, which a server offering it gets on request
 		for range 5 {
 			if _, _, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), TLS: trust}); err != nil {
 				t.Fatal(err)
@@ -130,6 +132,7 @@ func TestAbortedStreams(t *testing.T) {
 	plain := server(t, fn)
 	secure, trust := tlsServer(t, fn)
 	h := newHandler(t)
+	h.HTTP2 = true // the HTTP/2 path, which a server offering it gets on request
 	for _, base := range []string{plain.URL, secure.URL} {
 		_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), TLS: trust})
 		if !errors.Is(err, fetch.Incomplete) || len(body) != 5000 {
@@ -138,9 +141,9 @@ func TestAbortedStreams(t *testing.T) {
 	}
 }
 
-// TestHTTP1: with HTTP1 set, an https server that offers HTTP/2 is spoken
-// to in HTTP/1.1 (only "http/1.1" offered in the handshake).
-func TestHTTP1(t *testing.T) {
+// TestHTTP2: an https server that offers HTTP/2 is spoken to in HTTP/1.1
+// (only "http/1.1" offered in the handshake) unless HTTP2 is set.
+func TestHTTP2(t *testing.T) {
 	srv, trust := tlsServer(t, func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, r.Proto)
 	})
@@ -148,13 +151,13 @@ func TestHTTP1(t *testing.T) {
 		h    *Handler
 		want string
 	}{
-		{&Handler{}, "HTTP/2.0"},
-		{&Handler{HTTP1: true}, "HTTP/1.1"},
+		{&Handler{}, "HTTP/1.1"},
+		{&Handler{HTTP2: true}, "HTTP/2.0"},
 	} {
 		t.Cleanup(func() { tt.h.Close() })
 		res, body, err := get(t, tt.h, &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust})
 		if err != nil || string(body) != tt.want || res.Extra[fetch.ExtraHTTPVersion] != tt.want {
-			t.Errorf("HTTP1 %v: server saw %q, reply %q, %v; want %s", tt.h.HTTP1, body, res.Extra[fetch.ExtraHTTPVersion], err, tt.want)
+			t.Errorf("HTTP2 %v: server saw %q, reply %q, %v; want %s", tt.h.HTTP2, body, res.Extra[fetch.ExtraHTTPVersion], err, tt.want)
 		}
 	}
 }

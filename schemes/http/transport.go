@@ -41,7 +41,7 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	t := &http.Transport{
 		Proxy:                  h.transportProxy,
 		DialContext:            dialContext,
-		ForceAttemptHTTP2:      true,
+		ForceAttemptHTTP2:      true, // when HTTP2; see below
 		DisableCompression:     true, // the Handler asks and decodes (decodeBody), for both transports
 		MaxIdleConns:           64,
 		MaxIdleConnsPerHost:    per,
@@ -57,7 +57,7 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 	} else {
 		t.TLSClientConfig = &tls.Config{}
 	}
-	if h.HTTP1 {
+	if !h.HTTP2 {
 		t.ForceAttemptHTTP2 = false
 		t.Protocols = new(http.Protocols)
 		t.Protocols.SetHTTP1(true)
