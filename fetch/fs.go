@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -167,16 +166,8 @@ func (f *remoteFS) onRoot(u *url.URL) bool {
 // fsKind says whether a listing entry is a directory, and whether the FS
 // holds it at all.
 func fsKind(e Entry) (dir, ok bool) {
-	if e.URL == nil {
+	if e.URL == nil || e.NeedsQuery {
 		return false, false
-	}
-	if s := e.URL.Scheme; s == "gopher" || s == "gophers" {
-		switch e.URL.Gopher().Type {
-		case "1":
-			return true, true
-		case "2", "3", "7", "8", "T", "i", "+":
-			return false, false
-		}
 	}
 	switch e.Kind {
 	case ResourceDirectory, ResourceMenu:
@@ -197,18 +188,12 @@ func leadsUp(e, u string, above []string) bool {
 	return ok && (strings.HasSuffix(e, "/") || strings.HasPrefix(rest, "/"))
 }
 
-// entryName is the name an entry has in the FS: its listing name, except
-// for a gopher item whose selector is a path ("/sub/inner.txt"): then the
-// selector's last element ("inner.txt"), as menus' titles are sentences,
-// padded columns or dates rather than names.
+// entryName is the name an entry has in the FS: its FileName when the
+// lister gave one (a gopher menu's titles are sentences, padded columns or
+// dates rather than names), else its listing name.
 func entryName(e Entry) string {
-	if s := e.URL.Scheme; s == "gopher" || s == "gophers" {
-		sel := e.URL.Gopher().Selector
-		if strings.HasPrefix(sel, "/") {
-			if base := path.Base(sel); base != "/" && base != "." {
-				return base
-			}
-		}
+	if e.FileName != "" {
+		return e.FileName
 	}
 	return e.Name
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -188,7 +189,8 @@ func (m menus) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, er
 		if u.Gopher().Type == "1" {
 			kind = fetch.ResourceMenu
 		}
-		return fetch.Entry{Name: items[i-1], URL: u, Kind: kind, Size: -1}, nil
+		// As gopher's Lister names an item whose selector is a path.
+		return fetch.Entry{Name: items[i-1], URL: u, Kind: kind, Size: -1, FileName: path.Base(u.Gopher().Selector)}, nil
 	}, nil), nil
 }
 
@@ -217,5 +219,47 @@ func TestFSStaysOnHost(t *testing.T) {
 	})
 	if want := ". a sub sub/b"; err != nil || strings.Join(walked, " ") != want {
 		t.Errorf("WalkDir = %q, %v; want %q", walked, err, want)
+	}
+}
+
+// entries is a Lister whose one listing is the entries given.
+type entries []fetch.Entry
+
+func (es entries) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	return &fetch.Resource{URL: req.URL, Size: 1, Body: io.NopCloser(strings.NewReader("x"))}, nil
+}
+
+func (es entries) List(ctx context.Context, req *fetch.Request) (*fetch.Listing, error) {
+	i := 0
+	return fetch.NewListing(func() (fetch.Entry, error) {
+		if i == len(es) {
+			return fetch.Entry{}, io.EOF
+		}
+		i++
+		return es[i-1], nil
+	}, nil), nil
+}
+
+// NewFS knows no scheme's item types: whatever the scheme, an entry that
+// needs a query is left out, and one with a FileName is called by it.
+func TestFSEntryFields(t *testing.T) {
+	u := func(s string) *url.URL { v, _ := url.Parse(s); return v }
+	c := new(fetch.Client)
+	c.Register("wais", entries{
+		{Name: "Find", URL: u("wais://h.example/db?"), Kind: fetch.ResourceList, NeedsQuery: true},
+		{Name: "Release notes, 12 May", URL: u("wais://h.example/db/TEXT/notes-0001"), Kind: fetch.ResourceFile, FileName: "notes.txt"},
+		{Name: "plain", URL: u("wais://h.example/db/TEXT/plain"), Kind: fetch.ResourceFile},
+	})
+	fsys, err := fetch.NewFS(context.Background(), c, "wais://h.example/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	des, err := fs.ReadDir(fsys, ".")
+	var names []string
+	for _, d := range des {
+		names = append(names, d.Name())
+	}
+	if want := "notes.txt plain"; err != nil || strings.Join(names, " ") != want {
+		t.Errorf("ReadDir = %q, %v; want %q", names, err, want)
 	}
 }

@@ -26,6 +26,16 @@ type Entry struct {
 	Size      int64        // the size in bytes, or -1 when unknown
 	ModTime   time.Time    // the modification time, or the zero Time when unknown
 	MediaType string       // the MIME type, or "" when unknown
+	// NeedsQuery reports that fetching URL asks for words the URL does
+	// not carry (a gopher search or CSO item as a menu lists it): a
+	// program adds them, or asks for them, first. NewFS and the
+	// RoundTripper's pages leave such entries out.
+	NeedsQuery bool
+	// FileName is the name the item has as a file when Name is a title
+	// rather than a name (a gopher menu's display string, for an item
+	// whose selector is a path): what NewFS calls the entry. Empty means
+	// Name.
+	FileName string
 }
 
 // ErrUnparsed is wrapped by the error a Listing's producer returns for an

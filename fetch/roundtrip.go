@@ -306,12 +306,5 @@ func (h *htmlListing) Close() error { return h.l.Close() }
 // fetching it needs no more than the URL (not a session, not a gopher
 // search or CSO query without its words).
 func followable(e Entry) bool {
-	switch {
-	case e.URL == nil, e.Kind == ResourceSession:
-		return false
-	case e.URL.Scheme == "gopher" || e.URL.Scheme == "gophers":
-		g := e.URL.Gopher()
-		return !(g.Type == "7" || g.Type == "2") || g.HasSearch
-	}
-	return true
+	return e.URL != nil && e.Kind != ResourceSession && !e.NeedsQuery
 }

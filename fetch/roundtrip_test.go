@@ -316,3 +316,33 @@ func ExampleNewRoundTripper() {
 	defer resp.Body.Close()
 	fmt.Println(resp.Status, resp.Header.Get("Content-Type")) // a menu is an HTML page of links
 }
+
+// An entry whose URL lacks the words it asks for (NeedsQuery) is listed
+// as text, not a link: fetching it by the URL alone would not do.
+func TestRoundTripperNeedsQuery(t *testing.T) {
+	u := func(s string) *url.URL { v, _ := url.Parse(s); return v }
+	c := new(fetch.Client)
+	c.Register("gopher", menuOf{entries{
+		{Name: "Find", URL: u("gopher://h.example/7/find"), Kind: fetch.ResourceList, NeedsQuery: true},
+		{Name: "Found", URL: u("gopher://h.example/7/find%09words"), Kind: fetch.ResourceList},
+	}})
+	tr := &http.Transport{}
+	tr.RegisterProtocol("gopher", fetch.NewRoundTripper(c))
+	resp, err := (&http.Client{Transport: tr}).Get("gopher://h.example/1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := string(body)
+	if !strings.Contains(page, "<li>Find</li>") || !strings.Contains(page, `">Found</a>`) || strings.Count(page, "<a href") != 1 {
+		t.Errorf("listing:\n%s", page)
+	}
+}
+
+// menuOf is entries whose Fetch returns a menu, so the RoundTripper lists it.
+type menuOf struct{ entries }
+
+func (m menuOf) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	return &fetch.Resource{URL: req.URL, Kind: fetch.ResourceMenu, Size: -1, Body: fetch.NoBody}, nil
+}

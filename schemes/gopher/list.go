@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
+	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -18,6 +20,7 @@ var (
 var itemKinds = map[byte]fetch.ResourceKind{
 	'1': fetch.ResourceMenu,
 	'7': fetch.ResourceList,
+	'2': fetch.ResourceList, // a CSO phone book: answers to a query
 	'8': fetch.ResourceSession,
 	'T': fetch.ResourceSession,
 }
@@ -113,5 +116,16 @@ func entry(it Item) (fetch.Entry, bool) {
 	if !ok {
 		kind = fetch.ResourceFile
 	}
-	return fetch.Entry{Name: it.Display, URL: u, Kind: kind, Size: -1, MediaType: mediaTypes[string(it.Type)]}, true
+	e := fetch.Entry{Name: it.Display, URL: u, Kind: kind, Size: -1, MediaType: mediaTypes[string(it.Type)]}
+	if g := u.Gopher(); (it.Type == '7' || it.Type == '2') && !g.HasSearch {
+		e.NeedsQuery = true // a search or query, listed without its words
+	}
+	if sel := u.Gopher().Selector; strings.HasPrefix(sel, "/") {
+		// A display string is a title, padded column or date; a
+		// selector that is a path names the item as a file.
+		if base := path.Base(sel); base != "/" && base != "." {
+			e.FileName = base
+		}
+	}
+	return e, true
 }

@@ -77,3 +77,39 @@ func TestList(t *testing.T) {
 		t.Errorf("List of a text item: %v, want kind Unsupported", err)
 	}
 }
+
+// TestListQueryAndFileName: the lister says which items ask for words
+// their URL does not carry (searches and CSO books listed in a menu) and
+// what an item whose selector is a path is called as a file, so that
+// NewFS and the RoundTripper need no knowledge of gopher's item types.
+func TestListQueryAndFileName(t *testing.T) {
+	s := newServer(t, map[string]respond{
+		"/menu": send("7Find\t/find\texample.org\t70\r\n" +
+			"2Phone book\t\tcso.example\t105\r\n" +
+			"0Release notes, 12 May\t/pub/notes.txt\texample.org\t70\r\n" +
+			"1Back home\t/\texample.org\t70\r\n" +
+			"0Selector, not a path\tnotes\texample.org\t70\r\n" +
+			".\r\n"),
+	})
+	u, _ := url.ParseLenient("gopher://" + s.addr + "/1/menu")
+	l, err := (&Handler{}).List(context.Background(), &fetch.Request{URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	type got struct {
+		query bool
+		file  string
+		kind  fetch.ResourceKind
+	}
+	want := []got{{true, "find", fetch.ResourceList}, {true, "", fetch.ResourceList}, {false, "notes.txt", fetch.ResourceFile}, {false, "", fetch.ResourceMenu}, {false, "", fetch.ResourceFile}}
+	for i, w := range want {
+		e, err := l.Next()
+		if err != nil {
+			t.Fatalf("entry %d: %v", i, err)
+		}
+		if g := (got{e.NeedsQuery, e.FileName, e.Kind}); g != w {
+			t.Errorf("%s: %+v, want %+v", e.Name, g, w)
+		}
+	}
+}
