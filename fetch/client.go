@@ -245,7 +245,6 @@ func (c *Client) List(ctx context.Context, req *Request) (*Listing, error) {
 	for {
 		l, err := c.listOnce(ctx, h, cl)
 		if err != nil || l.redirect == nil {
-			_, err = hops.end(nil, err)
 			return l, err
 		}
 		res := *l.redirect
@@ -255,7 +254,6 @@ func (c *Client) List(ctx context.Context, req *Request) (*Listing, error) {
 			if err == nil {
 				err = c.decorate("list", res.URL, Errorf(Unsupported, "the listing of %s is a redirect to %s, which CheckRedirect left unfollowed", res.URL.Redacted(), res.Redirect.Redacted()))
 			}
-			hops.end(nil, nil)
 			l.Close()
 			return nil, err
 		}

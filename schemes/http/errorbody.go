@@ -27,7 +27,7 @@ type armedReader struct {
 }
 
 func (a *armedReader) Read(p []byte) (int, error) {
-	a.w.wd.arm(idleTimeout(a.req), "reading an error reply's body")
+	a.w.wd.arm(a.req.EffectiveIdleTimeout(), "reading an error reply's body")
 	n, err := a.r.Read(p)
 	a.w.wd.disarm()
 	return n, err

@@ -27,7 +27,6 @@ import (
 	"net/http/httptrace"
 	neturl "net/url"
 	"sync"
-	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -250,7 +249,7 @@ func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, cr
 		method: method,
 		path:   u.Path,
 		host:   hs[0].value,
-		idle:   idleTimeout(req),
+		idle:   req.EffectiveIdleTimeout(),
 		tr:     req.Trace,
 	}
 	r.fields = hs
@@ -401,7 +400,7 @@ func redactErr(err error) error {
 // timeout, so that its connection may be reused, and closes it.
 func drain(w hopWaits, req *fetch.Request, rc io.ReadCloser) {
 	if w.wd != nil {
-		w.wd.arm(idleTimeout(req), "discarding a reply body")
+		w.wd.arm(req.EffectiveIdleTimeout(), "discarding a reply body")
 	} else if hb := h1BodyOf(rc); hb != nil {
 		hb.drainUntil()
 	}
@@ -411,8 +410,6 @@ func drain(w hopWaits, req *fetch.Request, rc io.ReadCloser) {
 	}
 	rc.Close()
 }
-
-func idleTimeout(req *fetch.Request) time.Duration { return req.EffectiveIdleTimeout() }
 
 // wholeAlready answers a resume at offset that the server refused with a
 // 416 not saying the resource's size: it asks for the size with HEAD.
