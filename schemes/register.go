@@ -66,10 +66,9 @@ type Config struct {
 func Register(c *fetch.Client, cfg Config) {
 	web := &httpscheme.Handler{
 		Raw: cfg.HTTPRaw, UserAgent: cfg.HTTPUserAgent,
-		MaxConnsPerHost: c.PerHost, // the Client's PerHost counts connections
-		Pipeline:        cfg.HTTPPipeline,
-		HTTP2:           cfg.HTTP2,
-		Digest:          cfg.HTTPDigest, BearerToken: cfg.HTTPBearer,
+		Pipeline: cfg.HTTPPipeline,
+		HTTP2:    cfg.HTTP2,
+		Digest:   cfg.HTTPDigest, BearerToken: cfg.HTTPBearer,
 	}
 	c.Register("http", web)
 	c.Register("https", web)
