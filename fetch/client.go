@@ -131,11 +131,13 @@ func (c *Client) Register(scheme string, h Handler) {
 }
 
 // Replace makes h the handler for scheme in place of the one registered
-// before, which it returns (nil when there was none): how a program keeps
-// every built-in handler of schemes.Register but one, configured its own
-// way. Requests already in progress finish with the old handler; closing
-// it, if it holds connections, is the caller's affair. Replace panics if
-// h is nil.
+// before, which it returns (nil when there was none): how a program puts a
+// handler configured its own way in place of the default that
+// schemes.Register gave the scheme. A handler that serves several schemes
+// (http and https) is replaced in each, with one handler, so that they
+// keep sharing its connections. Requests already in progress finish with
+// the old handler; closing it, if it holds connections, is the caller's
+// affair. Replace panics if h is nil.
 func (c *Client) Replace(scheme string, h Handler) (old Handler) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
