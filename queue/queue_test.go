@@ -25,6 +25,7 @@ import (
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/queue"
 	"github.com/rfc1738/fetch/schemes"
+	"github.com/rfc1738/fetch/schemes/nntp"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -61,7 +62,7 @@ func newSite(t *testing.T, delay time.Duration) *site {
 
 func client(t *testing.T) *fetch.Client {
 	c := &fetch.Client{Parser: url.Parser{Lenient: true}, PerHost: -1}
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -327,7 +328,11 @@ func TestKeyIsTheNormalizedURL(t *testing.T) {
 // server its handler dials.
 func TestNewsJobLeasesItsServer(t *testing.T) {
 	c := &fetch.Client{Parser: url.Parser{Lenient: true}}
-	schemes.Register(c, schemes.Config{NNTPServer: "news.example:1119"})
+	schemes.Register(c)
+	news := &nntp.Handler{Server: "news.example:1119"}
+	for _, s := range []string{"news", "snews", "nntp", "nntps"} {
+		c.Replace(s, news)
+	}
 	t.Cleanup(func() { c.Close() })
 	u, err := c.Parser.Parse("news:comp.infosystems")
 	if err != nil {

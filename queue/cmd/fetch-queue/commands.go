@@ -18,6 +18,7 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/queue"
 	"github.com/rfc1738/fetch/schemes"
+	httpscheme "github.com/rfc1738/fetch/schemes/http"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -211,10 +212,12 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ConnectTimeout: secondsOf(connectTO),
 		PerHost:        perHost,
 	}
-	cfg := schemes.Config{HTTPUserAgent: "fetch/" + version}
+	web := &httpscheme.Handler{UserAgent: "fetch/" + version}
 	sink := &warcSink{path: warcFile}
-	sink.prepare(&cfg)
-	schemes.Register(client, cfg)
+	sink.prepare(web)
+	schemes.Register(client)
+	client.Replace("http", web) // one handler, one pool, for both
+	client.Replace("https", web)
 	defer client.Close()
 	if err := sink.start(client); err != nil {
 		fmt.Fprintf(stderr, "fetch worker: %v\n", err)
