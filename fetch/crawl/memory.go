@@ -61,6 +61,8 @@ func (h *memHost) empty() bool {
 // page), parsed again when taken.
 type memLink struct {
 	key, url, ref, tag, rel string
+	etag                    string // validators, in a persistent frontier
+	mod                     int64  // Unix nanoseconds; 0 for none
 	depth                   int32
 	kind                    fetch.ResourceKind
 	listed, public          bool
@@ -128,31 +130,36 @@ func (f *memFrontier) Add(ctx context.Context, links ...Link) (int, error) {
 		if !f.seen.add(hashKey(l.Key)) {
 			continue
 		}
-		hk := queueKey(l.URL)
-		h := f.hosts[hk]
-		if h == nil {
-			h = &memHost{key: hk}
-			f.hosts[hk] = h
-		}
 		m := f.pack(l)
-		was := len(h.tail)
-		if h.tail == nil {
-			h.tail = make([]byte, 0, min(f.chunk, 512))
-		}
-		h.tail = appendLink(h.tail, &m)
-		f.resident += len(h.tail) - was
-		if len(h.tail) >= f.chunk || f.resident > f.budget {
-			if err := f.spillTail(h); err != nil {
-				return n, err
-			}
-		}
-		if !h.inRing {
-			h.inRing = true
-			f.ring = append(f.ring, h)
+		if err := f.push(queueKey(l.URL), &m); err != nil {
+			return n, err
 		}
 		n++
 	}
 	return n, nil
+}
+
+// push queues m under the host hk.
+func (f *memFrontier) push(hk string, m *memLink) error {
+	h := f.hosts[hk]
+	if h == nil {
+		h = &memHost{key: hk}
+		f.hosts[hk] = h
+	}
+	was := len(h.tail)
+	if h.tail == nil {
+		h.tail = make([]byte, 0, min(f.chunk, 512))
+	}
+	h.tail = appendLink(h.tail, m)
+	f.resident += len(h.tail) - was
+	if !h.inRing {
+		h.inRing = true
+		f.ring = append(f.ring, h)
+	}
+	if len(h.tail) >= f.chunk || f.resident > f.budget {
+		return f.spillTail(h)
+	}
+	return nil
 }
 
 // spillTail ends h's tail: it becomes the head when nothing waits before
@@ -218,21 +225,10 @@ func (f *memFrontier) Next(ctx context.Context) (Link, bool, error) {
 	if f.closed {
 		return Link{}, false, errClosed
 	}
-	for len(f.ring) > 0 {
-		if f.next >= len(f.ring) {
-			f.next = 0
-		}
-		h := f.ring[f.next]
-		m, err := f.take(h)
-		if err != nil {
+	for {
+		m, ok, err := f.pop()
+		if !ok || err != nil {
 			return Link{}, false, err
-		}
-		if h.empty() {
-			h.inRing = false
-			f.ring = append(f.ring[:f.next], f.ring[f.next+1:]...)
-			delete(f.hosts, h.key)
-		} else {
-			f.next++
 		}
 		l, err := unpack(m)
 		if err != nil {
@@ -241,7 +237,29 @@ func (f *memFrontier) Next(ctx context.Context) (Link, bool, error) {
 		f.pending[l.Key] = struct{}{}
 		return l, true, nil
 	}
-	return Link{}, false, nil
+}
+
+// pop takes the next waiting link, hosts in turn.
+func (f *memFrontier) pop() (memLink, bool, error) {
+	if len(f.ring) == 0 {
+		return memLink{}, false, nil
+	}
+	if f.next >= len(f.ring) {
+		f.next = 0
+	}
+	h := f.ring[f.next]
+	m, err := f.take(h)
+	if err != nil {
+		return memLink{}, false, err
+	}
+	if h.empty() {
+		h.inRing = false
+		f.ring = append(f.ring[:f.next], f.ring[f.next+1:]...)
+		delete(f.hosts, h.key)
+	} else {
+		f.next++
+	}
+	return m, true, nil
 }
 
 func (f *memFrontier) Done(ctx context.Context, key string) error {

@@ -103,12 +103,15 @@ func (s *spillStore) closeAll() error {
 }
 
 // appendLink appends the encoding of m to b: its strings each after
-// their length, then depth, kind and flags.
+// their length, then its validators, depth, kind and flags.
 func appendLink(b []byte, m *memLink) []byte {
 	for _, s := range [...]string{m.key, m.url, m.ref, m.tag, m.rel} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	b = binary.AppendUvarint(b, uint64(len(m.etag)))
+	b = append(b, m.etag...)
+	b = binary.AppendVarint(b, m.mod)
 	b = binary.AppendUvarint(b, uint64(m.depth))
 	b = binary.AppendVarint(b, int64(m.kind))
 	var flags byte
@@ -126,7 +129,7 @@ var errBadRecord = errors.New("crawl: frontier: a spilled link does not decode")
 // readLink decodes the link at the start of b and returns the rest.
 func readLink(b []byte) (memLink, []byte, error) {
 	var m memLink
-	for _, p := range [...]*string{&m.key, &m.url, &m.ref, &m.tag, &m.rel} {
+	for _, p := range [...]*string{&m.key, &m.url, &m.ref, &m.tag, &m.rel, &m.etag} {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || uint64(len(b)-k) < n {
 			return m, nil, errBadRecord
@@ -134,6 +137,11 @@ func readLink(b []byte) (memLink, []byte, error) {
 		*p = string(b[k : k+int(n)])
 		b = b[k+int(n):]
 	}
+	mod, k := binary.Varint(b)
+	if k <= 0 {
+		return m, nil, errBadRecord
+	}
+	m.mod, b = mod, b[k:]
 	d, k := binary.Uvarint(b)
 	if k <= 0 {
 		return m, nil, errBadRecord
