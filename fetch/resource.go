@@ -54,6 +54,10 @@ type Resource struct {
 	// Status and Header; their bodies are closed (Body is NoBody). It is
 	// nil when the first request was answered directly.
 	Via []*Resource
+	// Capture holds the heads of the exchange as they went over the
+	// connection, when the Request asked for them (Request.Capture) and
+	// the handler keeps them; nil otherwise. A hop in Via has its own.
+	Capture *Capture
 	// FromPublic reports that a connection this fetch used, or one a hop
 	// on its way used, went to a public address (one Policy.DenyPrivate
 	// would not refuse). A link found in the resource leads from a public

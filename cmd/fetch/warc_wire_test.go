@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"net"
+	"net/textproto"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// rawServer answers HTTP/1.1 requests on 127.0.0.1 with the replies it is
+// given by path, byte for byte, and keeps each request's head as it came.
+type rawServer struct {
+	ln      net.Listener
+	replies map[string]string
+	mu      sync.Mutex
+	got     []string
+	wg      sync.WaitGroup
+}
+
+func newRawServer(t *testing.T, replies map[string]string) *rawServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawServer{ln: ln, replies: replies}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					var head bytes.Buffer
+					tr := textproto.NewReader(bufio.NewReader(&teeReader{br, &head}))
+					line, err := tr.ReadLine()
+					if err != nil {
+						return
+					}
+					if _, err := tr.ReadMIMEHeader(); err != nil {
+						return
+					}
+					s.mu.Lock()
+					s.got = append(s.got, head.String())
+					s.mu.Unlock()
+					path := strings.Fields(line)[1]
+					reply, ok := s.replies[path]
+					if !ok {
+						reply = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
+					}
+					if _, err := c.Write([]byte(reply)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); s.wg.Wait() })
+	return s
+}
+
+// teeReader reads r one byte at a time (so that nothing past the head is
+// taken from it), copying to w.
+type teeReader struct {
+	r *bufio.Reader
+	w *bytes.Buffer
+}
+
+func (t *teeReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	b, err := t.r.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	p[0] = b
+	t.w.WriteByte(b)
+	return 1, nil
+}
+
+// TestWARCWireHeads: the request and response records of --warc-file hold
+// the heads as they went over the connection (issue 25): a reply's ETag
+// stays "ETag", its fields stay in the server's order, Connection:
+// keep-alive stays, for the redirect too; the request is what the server
+// received; WARC-Protocol says http/1.1. A chunked reply's head loses its
+// Transfer-Encoding field, its body recorded without the chunking.
+func TestWARCWireHeads(t *testing.T) {
+	redirect := "HTTP/1.1 302 Found\r\nX-Zulu: z\r\nLocation: /final\r\nX-Alpha: a\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n"
+	final := "HTTP/1.1 200 OK\r\nServer: raw\r\nETag: \"v1\"\r\nContent-Type: text/plain\r\nX-Zulu: z\r\nConnection: keep-alive\r\nX-Alpha: a\r\nContent-Length: 6\r\n\r\n"
+	chunked := "HTTP/1.1 200 OK\r\nETag: \"c\"\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n"
+	srv := newRawServer(t, map[string]string{
+		"/start":   redirect,
+		"/final":   final + "hello\n",
+		"/chunked": chunked + "3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n",
+	})
+	base := "http://" + srv.ln.Addr().String()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "wire.warc")
+	stdout, stderr, code := fetchCmd(t, "", "--warc-file", file, base+"/start", base+"/chunked")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stdout != "hello\nabcdef" {
+		t.Errorf("stdout %q", stdout)
+	}
+	w := readWARCFile(t, file)
+	for _, want := range []string{
+		"\r\n\r\n" + redirect + "\r\n\r\n",
+		"\r\n\r\n" + final + "hello\n\r\n\r\n",
+		"\r\n\r\nHTTP/1.1 200 OK\r\nETag: \"c\"\r\nContent-Type: text/plain\r\n\r\nabcdef\r\n\r\n",
+		"WARC-Protocol: http/1.1\r\n",
+	} {
+		if !strings.Contains(w, want) {
+			t.Errorf("the WARC file lacks %q:\n%s", want, w)
+		}
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.got) != 3 {
+		t.Fatalf("the server got %d requests, want 3", len(srv.got))
+	}
+	for _, req := range srv.got {
+		if !strings.Contains(w, "\r\n\r\n"+req+"\r\n\r\n") {
+			t.Errorf("the WARC file lacks the request as the server received it: %q", req)
+		}
+	}
+}
