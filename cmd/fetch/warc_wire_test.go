@@ -6,9 +6,12 @@ import (
 	"net"
 	"net/textproto"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rfc1738/fetch/fetch"
 )
 
 // rawServer answers HTTP/1.1 requests on 127.0.0.1 with the replies it is
@@ -93,10 +96,11 @@ func (t *teeReader) Read(p []byte) (int, error) {
 // the heads as they went over the connection (issue 25): a reply's ETag
 // stays "ETag", its fields stay in the server's order, Connection:
 // keep-alive stays, for the redirect too; the request is what the server
-// received; WARC-Protocol says http/1.1. A chunked reply's head loses its
-// Transfer-Encoding field, its body recorded without the chunking.
+// received; WARC-Protocol says http/1.1. The redirect's small body is
+// recorded whole. A chunked reply's head loses its Transfer-Encoding
+// field, its body recorded without the chunking.
 func TestWARCWireHeads(t *testing.T) {
-	redirect := "HTTP/1.1 302 Found\r\nX-Zulu: z\r\nLocation: /final\r\nX-Alpha: a\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n"
+	redirect := "HTTP/1.1 302 Found\r\nX-Zulu: z\r\nLocation: /final\r\nX-Alpha: a\r\nContent-Length: 6\r\nConnection: keep-alive\r\n\r\nmoved\n"
 	final := "HTTP/1.1 200 OK\r\nServer: raw\r\nETag: \"v1\"\r\nContent-Type: text/plain\r\nX-Zulu: z\r\nConnection: keep-alive\r\nX-Alpha: a\r\nContent-Length: 6\r\n\r\n"
 	chunked := "HTTP/1.1 200 OK\r\nETag: \"c\"\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n"
 	srv := newRawServer(t, map[string]string{
@@ -115,6 +119,9 @@ func TestWARCWireHeads(t *testing.T) {
 		t.Errorf("stdout %q", stdout)
 	}
 	w := readWARCFile(t, file)
+	if strings.Contains(w, "WARC-Truncated") {
+		t.Error("a record is truncated: the redirect's small body was not kept")
+	}
 	for _, want := range []string{
 		"\r\n\r\n" + redirect + "\r\n\r\n",
 		"\r\n\r\n" + final + "hello\n\r\n\r\n",
@@ -134,5 +141,24 @@ func TestWARCWireHeads(t *testing.T) {
 		if !strings.Contains(w, "\r\n\r\n"+req+"\r\n\r\n") {
 			t.Errorf("the WARC file lacks the request as the server received it: %q", req)
 		}
+	}
+}
+
+// A redirect's body longer than fetch.MaxHopBody is not kept: its record
+// says WARC-Truncated, and the resource it led to is fetched all the same.
+func TestWARCLongRedirectBody(t *testing.T) {
+	long := strings.Repeat("x", 1<<17)
+	srv := newRawServer(t, map[string]string{
+		"/start": "HTTP/1.1 301 Moved Permanently\r\nLocation: /final\r\nContent-Length: " + strconv.Itoa(len(long)) + "\r\n\r\n" + long,
+		"/final": "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nend",
+	})
+	file := filepath.Join(t.TempDir(), "long.warc")
+	stdout, stderr, code := fetchCmd(t, "", "--warc-file", file, "http://"+srv.ln.Addr().String()+"/start")
+	if code != 0 || stdout != "end" {
+		t.Fatalf("exit %d, stdout %q: %s", code, stdout, stderr)
+	}
+	w := readWARCFile(t, file)
+	if n := strings.Count(w, "WARC-Truncated: unspecified\r\n"); n != 1 || strings.Contains(w, long[:fetch.MaxHopBody+1]) {
+		t.Errorf("%d truncated records, want the redirect's alone, without its body", n)
 	}
 }

@@ -15,6 +15,7 @@ package crawl
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -129,6 +130,16 @@ var ErrTooLarge = errors.New("crawl: body larger than MaxBodySize: skipped")
 // its end, so each is recorded whole (but for those it skips).
 type Sink interface {
 	Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*fetch.Resource, error)
+}
+
+// Recorder is implemented by a Sink that also records what the crawl
+// makes itself: a directory listed through the handler's fetch.Lister (an
+// FTP directory, fetched by one LIST), rendered as text, one entry a
+// line. Tee returns a body that records res as it is read, when it is
+// closed; the *warc.Writer of package fetch/warc is one (a resource
+// record).
+type Recorder interface {
+	Tee(req *fetch.Request, res *fetch.Resource) io.ReadCloser
 }
 
 // Page is one URL of a crawl.
@@ -504,7 +515,7 @@ func (cr *crawl) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if l != nil && cr.listFirst(l) {
 		res, err := cr.listAsResource(ctx, req)
 		if err == nil || l.Listed {
-			return res, err
+			return cr.record(req, res), err
 		}
 		// A seed that is not a listing after all: fetched.
 	}
@@ -545,6 +556,7 @@ func (cr *crawl) symlinkedDir(ctx context.Context, req *fetch.Request, l *Link) 
 	if err != nil {
 		return nil, false
 	}
+	res = cr.record(&r, res)
 	cr.logf(slog.LevelDebug, "listed as a directory: a file a listing named that could not be retrieved (a symbolic link)", "url", u.Redacted())
 	return res, true
 }
