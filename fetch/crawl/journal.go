@@ -116,7 +116,10 @@ func records(r io.Reader, each func(typ byte, m *memLink) error) (int64, error) 
 		if err != nil || n == 0 || n > maxRecord {
 			return end, nil // the end, or a torn record
 		}
-		body = append(body[:0], make([]byte, n+4)...)
+		if uint64(cap(body)) < n+4 {
+			body = make([]byte, n+4)
+		}
+		body = body[:n+4]
 		if _, err := io.ReadFull(br, body); err != nil {
 			return end, nil
 		}
@@ -133,7 +136,7 @@ func records(r io.Reader, each func(typ byte, m *memLink) error) (int64, error) 
 		if err := each(body[0], &m); err != nil {
 			return end, err
 		}
-		end += int64(binary.PutUvarint(make([]byte, binary.MaxVarintLen64), n)) + int64(n) + 4
+		end += int64(len(binary.AppendUvarint(nil, n))) + int64(n) + 4
 	}
 }
 
@@ -210,13 +213,14 @@ func (f *diskFrontier) newRound(path string) error {
 		err = tmp.Sync()
 	}
 	if err == nil {
+		// Closed first: Windows renames no file over an open one.
+		f.log.Close()
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
 		tmp.Close()
 		return err
 	}
-	f.log.Close()
 	f.log = tmp
 	_, err = tmp.Seek(0, io.SeekEnd)
 	return err
