@@ -3,7 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/textproto"
 	"path/filepath"
 	"strconv"
@@ -160,5 +163,38 @@ func TestWARCLongRedirectBody(t *testing.T) {
 	w := readWARCFile(t, file)
 	if n := strings.Count(w, "WARC-Truncated: unspecified\r\n"); n != 1 || strings.Contains(w, long[:fetch.MaxHopBody+1]) {
 		t.Errorf("%d truncated records, want the redirect's alone, without its body", n)
+	}
+}
+
+// An https exchange's heads, which net/http parses and keeps no bytes of,
+// are rendered from the Resource, and WARC-Protocol says which protocol
+// went over the connection: h2 with --http2, http/1.1 without.
+func TestWARCProtocolRendered(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "tls")
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	for _, tt := range []struct {
+		args  []string
+		proto string
+	}{
+		{nil, "http/1.1"},
+		{[]string{"--http2"}, "h2"},
+	} {
+		file := filepath.Join(t.TempDir(), "tls.warc")
+		args := append([]string{"-k", "--warc-file", file}, tt.args...)
+		stdout, stderr, code := fetchCmd(t, "", append(args, srv.URL+"/x")...)
+		if code != 0 || stdout != "tls" {
+			t.Fatalf("%v: exit %d, stdout %q: %s", tt.args, code, stdout, stderr)
+		}
+		w := readWARCFile(t, file)
+		if n := strings.Count(w, "WARC-Protocol: "+tt.proto+"\r\n"); n != 2 {
+			t.Errorf("%v: %d records say WARC-Protocol: %s, want the request and the response", tt.args, n, tt.proto)
+		}
+		if !strings.Contains(w, "GET /x HTTP/1.1\r\n") || !strings.Contains(w, "\r\n\r\ntls\r\n\r\n") {
+			t.Errorf("%v: the records lack the rendered request line or the body:\n%s", tt.args, w)
+		}
 	}
 }
