@@ -51,6 +51,7 @@ type h1Request struct {
 	fields []header // as headers returns them
 	idle   time.Duration
 	tr     *fetch.Trace
+	conns  int // the connections it may keep to the host (req.MaxConnsPerHost); 0: no cap
 
 	// sent and got are the request as written and the reply's head as
 	// read, kept when req.Capture asks for them.
@@ -92,7 +93,7 @@ func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Re
 		if !errors.As(err, &stale) {
 			return nil, err
 		}
-		if !reused || ctx.Err() != nil || attempt >= t.pool.max+t.pool.depth {
+		if !reused || ctx.Err() != nil || attempt >= max(r.conns, 1)+t.pool.depth {
 			return nil, stale.err
 		}
 		if !stale.piped {
@@ -118,7 +119,7 @@ func (e *staleError) Unwrap() error { return e.err }
 
 // conn returns a connection to addr: an idle one, or one dialed now.
 func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool, error) {
-	pc, reused, err := t.pool.get(ctx, addr, r.method == "GET" || r.method == "HEAD", r.tr)
+	pc, reused, err := t.pool.get(ctx, addr, r.conns, r.method == "GET" || r.method == "HEAD", r.tr)
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}
