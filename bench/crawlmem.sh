@@ -13,12 +13,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 links=${1:-1000000}
+own=""
+[ -n "${IT_DIR:-}" ] || own=1
 export IT_DIR=${IT_DIR:-$(mktemp -d /tmp/fetch-bench.XXXXXX)}
 mkdir -p "$IT_DIR/bin"
 source "$root/integration_test/lib.sh"
 need_pkgs python3 time
 
-trap 'bash "$root/integration_test/servers/http.sh" stop' EXIT
+# The page, the access log and the state are hundreds of MB: a folder
+# made here goes at the end.
+trap 'bash "$root/integration_test/servers/http.sh" stop; [ -z "$own" ] || rm -rf "$IT_DIR"' EXIT
 bash "$root/integration_test/servers/http.sh" start
 source "$IT_DIR/http.env"
 fetch=${FETCH_BIN:-$IT_DIR/bin/fetch}
