@@ -192,7 +192,7 @@ type crawl struct {
 	inflight  int
 	stopped   bool
 	items     map[int]*Link            // by the batch's index
-	canonical map[string]bool          // keys pages fetched named their canonical URL
+	canonical *seenSet                 // keys pages fetched named their canonical URL (16 bytes each)
 	reqs      map[*fetch.Request]*Link // requests made, for do
 	stats     Stats
 	limMu     sync.Mutex
@@ -209,7 +209,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Stats, error) {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	cr := &crawl{c: c, ctx: ctx, cancel: cancel, fr: c.Frontier, items: map[int]*Link{}, canonical: map[string]bool{}, reqs: map[*fetch.Request]*Link{},
+	cr := &crawl{c: c, ctx: ctx, cancel: cancel, fr: c.Frontier, items: map[int]*Link{}, canonical: newSeenSet(), reqs: map[*fetch.Request]*Link{},
 		limiters: map[string]*rate.Limiter{}, delayed: map[string]bool{}, intervals: map[string]time.Duration{}}
 	if cr.fr == nil {
 		cr.fr = NewMemoryFrontier()
@@ -317,7 +317,7 @@ func (cr *crawl) urls(bad []string) func(func(string) bool) {
 				}
 				cr.cond.Wait()
 			}
-			dup := l.Depth > 0 && cr.canonical[l.Key]
+			dup := l.Depth > 0 && cr.canonical.has(hashKey(l.Key))
 			cr.mu.Unlock()
 			if dup {
 				cr.fr.Done(cr.ctx, l.Key)

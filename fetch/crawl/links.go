@@ -233,7 +233,7 @@ func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow,
 		// The page says it is a copy of l: l is not fetched again.
 		if l.Key != from.Key && !cr.c.FollowCanonical {
 			cr.mu.Lock()
-			cr.canonical[l.Key] = true
+			cr.canonical.add(hashKey(l.Key))
 			cr.mu.Unlock()
 		}
 		return

@@ -50,7 +50,7 @@ type seenSet struct {
 }
 
 func newSeenSet() *seenSet {
-	return &seenSet{fresh: make(map[keyHash]struct{}, seenStage)}
+	return &seenSet{fresh: make(map[keyHash]struct{})}
 }
 
 // has reports whether h is in the set.
