@@ -112,6 +112,7 @@ type Handler struct {
 
 	mu         sync.Mutex
 	transports map[*tls.Config]*http.Transport
+	sessions   fetch.TLSSessions // the transports' TLS session caches
 	digests    digestCache
 	plain      *h1
 }

@@ -52,11 +52,9 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		ReadBufferSize:         64 << 10,
 		WriteBufferSize:        16 << 10,
 	}
-	if tc != nil {
-		t.TLSClientConfig = tc.Clone()
-	} else {
-		t.TLSClientConfig = &tls.Config{}
-	}
+	// The transport's connections resume one another's TLS sessions (the
+	// transport sets each connection's ServerName).
+	t.TLSClientConfig = h.sessions.Config(tc, "")
 	if !h.HTTP2 {
 		t.ForceAttemptHTTP2 = false
 		t.Protocols = new(http.Protocols)
