@@ -185,11 +185,15 @@ func TestTLSResumption(t *testing.T) {
 				h := newHandler(t)
 				h.HTTP2 = h2
 				for i, want := range []bool{false, true, true} {
-					if _, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust}); err != nil {
+					var tr strings.Builder
+					if _, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust, Trace: fetch.NewTrace(&tr)}); err != nil {
 						t.Fatal(err)
 					}
 					if got := <-resumed; got != want {
 						t.Errorf("connection %d: DidResume = %v, want %v", i+1, got, want)
+					}
+					if got := strings.Contains(tr.String(), ", session resumed\n"); got != want {
+						t.Errorf("connection %d: the trace says the session resumed: %v, want %v; trace:\n%s", i+1, got, want, tr.String())
 					}
 					h.Close() // the next request dials anew
 					srv.CloseClientConnections()

@@ -295,7 +295,11 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 		}
 		ct.TLSHandshakeDone = func(cs tls.ConnectionState, err error) {
 			if err == nil {
-				tr.Notef("%s, %s, ALPN %q", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol)
+				resumed := ""
+				if cs.DidResume {
+					resumed = ", session resumed"
+				}
+				tr.Notef("%s, %s, ALPN %q%s", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol, resumed)
 			}
 		}
 		ct.WroteHeaderField = func(key string, values []string) {
