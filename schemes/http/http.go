@@ -113,6 +113,7 @@ type Handler struct {
 	mu         sync.Mutex
 	transports map[*tls.Config]*http.Transport
 	sessions   fetch.TLSSessions // the transports' TLS session caches
+	gate       tlsGate           // see tlsgate.go
 	digests    digestCache
 	plain      *h1
 }
@@ -220,7 +221,16 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		}
 		return method + " " + target + " " + proto
 	}
-	hreq = hreq.WithContext(httptrace.WithClientTrace(withRoute(rctx, rt), clientTrace(wd, req, req.Trace, line)))
+	t := h.transport(req.TLS)
+	ct := clientTrace(wd, req, req.Trace, line)
+	tctx := withRoute(rctx, rt)
+	var pass *gatePass
+	if u.Scheme == "https" {
+		pass = h.gatePass(t, nu, req)
+		pass.hook(ct)
+		tctx = withGatePass(tctx, pass)
+	}
+	hreq = hreq.WithContext(httptrace.WithClientTrace(tctx, ct))
 	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
@@ -228,7 +238,8 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 			hreq.Header.Add(hd.name, hd.value)
 		}
 	}
-	resp, err := h.transport(req.TLS).RoundTrip(hreq)
+	resp, err := t.RoundTrip(hreq)
+	pass.release()
 	wd.gotReply()
 	if err != nil {
 		if ce := clientCertError(asked, err); ce != nil && rctx.Err() == nil {

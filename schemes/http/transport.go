@@ -53,8 +53,10 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		WriteBufferSize:        16 << 10,
 	}
 	// The transport's connections resume one another's TLS sessions (the
-	// transport sets each connection's ServerName).
+	// transport sets each connection's ServerName), and a server's first
+	// connection goes alone (tlsgate.go).
 	t.TLSClientConfig = h.sessions.Config(tc, "")
+	t.TLSClientConfig.ClientSessionCache = gatedCache{t.TLSClientConfig.ClientSessionCache, &h.gate}
 	if !h.HTTP2 {
 		t.ForceAttemptHTTP2 = false
 		t.Protocols = new(http.Protocols)
@@ -123,6 +125,9 @@ func dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	req, _ := ctx.Value(requestKey{}).(*fetch.Request)
 	if req == nil {
 		req = new(fetch.Request)
+	}
+	if err := enter(ctx); err != nil {
+		return nil, err
 	}
 	return req.DialContext(ctx, network, addr)
 }
