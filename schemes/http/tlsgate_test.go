@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -20,7 +21,7 @@ import (
 // session is in, resume it. A server that gives no sessions holds no one
 // back for long: every request is answered.
 func TestTLSGate(t *testing.T) {
-	const n = 8 // the handler's default connections per host
+	const n = 8 // connections per host (the Client's PerHost)
 	for _, version := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		for _, tickets := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/tickets=%v", tls.VersionName(version), tickets), func(t *testing.T) {
@@ -49,11 +50,18 @@ func TestTLSGate(t *testing.T) {
 				pool := x509.NewCertPool()
 				pool.AddCert(srv.Certificate())
 				trust := &tls.Config{RootCAs: pool}
-				h := newHandler(t)
+				h := capped(newHandler(t), n)
 				var wg sync.WaitGroup
 				for range n {
 					wg.Go(func() {
-						if _, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust}); err != nil || string(body) != "x" {
+						res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						body, err := io.ReadAll(res.Body)
+						res.Body.Close()
+						if err != nil || string(body) != "x" {
 							t.Errorf("fetch: %q, %v", body, err)
 						}
 					})
