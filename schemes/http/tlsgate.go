@@ -19,9 +19,9 @@ const maxGateServers = 1024
 // tlsGate holds back new connections to an https server while the first
 // one makes its TLS handshake, so that they resume its session (an
 // abbreviated handshake: no certificate chain sent and verified, and under
-// TLS 1.2 no key exchange) instead of each making a full one. With
-// --parallel 64, 64 connections dialed at once would otherwise all make
-// full handshakes before any session exists. curl -Z waits for its first
+// TLS 1.2 no key exchange) instead of each making a full one: 64
+// connections dialed at once would otherwise all make full handshakes
+// before any session exists. curl -Z waits for its first
 // connection to a host likewise. The cost is the first handshake's time,
 // once per server and process, on the connections after the first.
 //
