@@ -88,6 +88,13 @@ type Handler struct {
 	// for the Client's per-host slots bound a host's transfers whichever
 	// carries them.
 	HTTP2 bool
+	// ParallelImmediate dials every https connection at once (curl's
+	// --parallel-immediate). Default (false): while a server's first
+	// connection makes its TLS handshake, the connections dialed to it
+	// meanwhile wait for its session, to resume it rather than each make
+	// a full handshake (see tlsgate.go); they wait at most the connect
+	// timeout.
+	ParallelImmediate bool
 	// MaxHeaderBytes bounds the size of a reply's header. Zero means 1 MiB.
 	MaxHeaderBytes int64
 	// Digest sends credentials (the URL's, or the request's User) by HTTP
@@ -222,7 +229,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	ct := clientTrace(wd, req, req.Trace, line)
 	tctx := withRoute(rctx, rt)
 	var pass *gatePass
-	if u.Scheme == "https" {
+	if u.Scheme == "https" && !h.ParallelImmediate {
 		pass = h.gatePass(t, nu, req)
 		pass.hook(ct)
 		tctx = withGatePass(tctx, pass)

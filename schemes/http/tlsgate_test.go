@@ -86,3 +86,55 @@ func TestTLSGate(t *testing.T) {
 		}
 	}
 }
+
+// With ParallelImmediate no connection waits for another's handshake: the
+// server holds each handshake until n connections have said hello (2 s at
+// most), and all n say it within a second. (Without it the gate lets one
+// through first: TestTLSGate.)
+func TestTLSParallelImmediate(t *testing.T) {
+	const n = 4
+	var mu sync.Mutex
+	hellos := 0
+	all := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") }))
+	srv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		mu.Lock()
+		if hellos++; hellos == n {
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+		case <-time.After(2 * time.Second):
+		}
+		return nil, nil
+	}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	trust := &tls.Config{RootCAs: pool}
+	h := newHandler(t)
+	h.ParallelImmediate = true
+	c := capped(h, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			res, err := c.Fetch(context.Background(), &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		})
+	}
+	select {
+	case <-all:
+	case <-time.After(time.Second):
+		mu.Lock()
+		t.Errorf("%d of %d connections said hello within a second: some waited", hellos, n)
+		mu.Unlock()
+	}
+	wg.Wait()
+}
