@@ -62,7 +62,7 @@ type Handler struct {
 
 	// sessions lets a gophers connection resume the TLS session of an
 	// earlier one to the same server.
-	sessions fetch.TLSSessions
+	sessions wire.TLSSessions
 }
 
 var (

@@ -28,6 +28,7 @@ import (
 	"sync"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -116,8 +117,8 @@ type Handler struct {
 
 	mu         sync.Mutex
 	transports map[transportKey]*http.Transport
-	sessions   fetch.TLSSessions // the transports' TLS session caches
-	gate       tlsGate           // see tlsgate.go
+	sessions   wire.TLSSessions // the transports' TLS session caches
+	gate       tlsGate          // see tlsgate.go
 	digests    digestCache
 	plain      *h1
 }

@@ -55,7 +55,7 @@ type Handler struct {
 	idle     *wire.Pool[poolKey, *session] // see pool.go
 	// sessions lets a TLS connection resume the session of an earlier
 	// one to the same server.
-	sessions fetch.TLSSessions
+	sessions wire.TLSSessions
 }
 
 var (

@@ -48,7 +48,7 @@ const bufSize = 32 << 10
 // dial connects to the target's server, starts TLS for nntps and snews
 // (resuming a session kept in sessions where it can), reads the greeting,
 // and switches the server to reader mode when it asks for that. The session is tied to ctx until release.
-func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey, sessions *fetch.TLSSessions) (*session, error) {
+func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey, sessions *wire.TLSSessions) (*session, error) {
 	raw, err := wire.Dial(ctx, req, "tcp", t.addr())
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package fetch_test
+package wire_test
 
 import (
 	"crypto/ecdh"
@@ -9,13 +9,13 @@ import (
 	"net"
 	"testing"
 
-	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // BenchmarkTLSHandshake times one TLS handshake and a byte's exchange over
 // a fresh loopback connection, client and in-process server together: full
-// or resumed (through fetch.TLSSessions), against a TLS 1.2 server (as
+// or resumed (through wire.TLSSessions), against a TLS 1.2 server (as
 // nginx 1.22 on Debian bookworm is by default) and a TLS 1.3 one that
 // takes X25519 only (OpenSSL 3.0 has no ML-KEM), with Go's default curve
 // preferences (an X25519MLKEM768 key share offered beside X25519's) and
@@ -41,7 +41,7 @@ func BenchmarkTLSHandshake(b *testing.B) {
 					server.CurvePreferences = []tls.CurveID{tls.X25519}
 					addr := handshakeServer(b, server)
 					client.CurvePreferences = curves.pref
-					var s fetch.TLSSessions
+					var s wire.TLSSessions
 					conf := s.Config(client, "127.0.0.1")
 					if !resume {
 						conf.ClientSessionCache = nil

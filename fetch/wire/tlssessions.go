@@ -1,4 +1,4 @@
-package fetch
+package wire
 
 import (
 	"crypto/tls"

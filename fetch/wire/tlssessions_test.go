@@ -1,4 +1,4 @@
-package fetch_test
+package wire_test
 
 import (
 	"crypto/tls"
@@ -6,8 +6,8 @@ import (
 	"net"
 	"testing"
 
-	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // resumeServer is a TLS server on 127.0.0.1 that answers each connection
@@ -62,7 +62,7 @@ func TestTLSSessionsResume(t *testing.T) {
 			server.MaxVersion = version
 			addr, resumed := resumeServer(t, server)
 			host, _, _ := net.SplitHostPort(addr)
-			var s fetch.TLSSessions
+			var s wire.TLSSessions
 			other := trust.Clone()
 			for i, step := range []struct {
 				conf *tls.Config
@@ -99,7 +99,7 @@ func TestTLSSessionsResume(t *testing.T) {
 func TestTLSSessionsKeepsOwnCache(t *testing.T) {
 	own := tls.NewLRUClientSessionCache(1)
 	base := &tls.Config{ServerName: "example.test", ClientSessionCache: own}
-	var s fetch.TLSSessions
+	var s wire.TLSSessions
 	c := s.Config(base, "127.0.0.1")
 	if c.ClientSessionCache != own {
 		t.Error("Config replaced the configuration's own session cache")
