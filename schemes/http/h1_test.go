@@ -387,45 +387,54 @@ func TestWaits(t *testing.T) {
 			{name: "gzip body stalls", reply: "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 100\r\n\r\n\x1f\x8b", what: "reading the body", inBody: true},
 		}
 		for _, tt := range tests {
+			// On pipes in a bubble the waits run on the bubble's clock:
+			// the timeout comes exactly when due, and takes no time.
 			t.Run(tt.name, func(t *testing.T) {
-				base := rawServer(t, tt.reply, true)
-				h := tc.handler(t)
-				// The idle timeout.
-				start := time.Now()
-				res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: idle})
-				if tt.inBody {
-					if err != nil {
-						t.Fatal(err)
+				synctest.Test(t, func(t *testing.T) {
+					base, l := rawPipeServer(t, tt.reply, true)
+					h := tc.handler(t)
+					c := pipeClient(l, h)
+					// The idle timeout.
+					start := time.Now()
+					res, err := c.Do(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: idle})
+					if tt.inBody {
+						if err != nil {
+							t.Fatal(err)
+						}
+						_, err = io.ReadAll(res.Body)
+						res.Body.Close()
 					}
-					_, err = io.ReadAll(res.Body)
-					res.Body.Close()
-				}
-				want := tt.what + ": nothing for " + idle.String()
-				if !errors.Is(err, fetch.Timeout) || !strings.Contains(fmt.Sprint(err), want) {
-					t.Errorf("after the idle timeout: %v (kind %v), want kind Timeout, %q", err, fetch.KindOf(err), want)
-				}
-				if d := time.Since(start); d < idle {
-					t.Errorf("the timeout came after %v, before the idle timeout %v", d, idle)
-				}
+					want := tt.what + ": nothing for " + idle.String()
+					if !errors.Is(err, fetch.Timeout) || !strings.Contains(fmt.Sprint(err), want) {
+						t.Errorf("after the idle timeout: %v (kind %v), want kind Timeout, %q", err, fetch.KindOf(err), want)
+					}
+					if d := time.Since(start); d != idle {
+						t.Errorf("the timeout came after %v, want the idle timeout %v", d, idle)
+					}
 
-				// A cancel.
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				time.AfterFunc(100*time.Millisecond, cancel)
-				res, err = h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
-				if tt.inBody {
-					if err != nil {
-						t.Fatal(err)
+					// A cancel.
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					time.AfterFunc(100*time.Millisecond, cancel)
+					start = time.Now()
+					res, err = c.Do(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
+					if tt.inBody {
+						if err != nil {
+							t.Fatal(err)
+						}
+						_, err = io.ReadAll(res.Body)
+						res.Body.Close()
 					}
-					_, err = io.ReadAll(res.Body)
-					res.Body.Close()
-				}
-				if !errors.Is(err, fetch.Canceled) {
-					t.Errorf("after a cancel: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
-				}
-				if n := idleConns(h); !tc.netHTTP && n != 0 {
-					t.Errorf("%d idle connections kept, want 0", n)
-				}
+					if !errors.Is(err, fetch.Canceled) {
+						t.Errorf("after a cancel: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
+					}
+					if d := time.Since(start); d != 100*time.Millisecond {
+						t.Errorf("the cancel ended the wait after %v, want at once (100ms)", d)
+					}
+					if n := idleConns(h); !tc.netHTTP && n != 0 {
+						t.Errorf("%d idle connections kept, want 0", n)
+					}
+				})
 			})
 		}
 	})
