@@ -32,8 +32,8 @@ func rawServer(t *testing.T, reply string, hold bool) string {
 }
 
 // rawPipeServer is rawServer on a pipeListener, for a test in a synctest
-// bubble: fetch its URLs with pipeClient(l, h).
-func rawPipeServer(t *testing.T, reply string, hold bool) (string, *pipeListener) {
+// bubble: fetch its URLs with pipeClient(p, h).
+func rawPipeServer(t *testing.T, reply string, hold bool) (string, *fetchtest.Pipes) {
 	t.Helper()
 	done := make(chan struct{})
 	base, l := pipeServe(t, rawReply(reply, hold, done))
