@@ -46,6 +46,20 @@ func get(t *testing.T, h *Handler, req *fetch.Request) (*fetch.Resource, []byte,
 	return res, b, err
 }
 
+// getVia is get through a Client (pipeClient's, say).
+func getVia(t *testing.T, c *fetch.Client, req *fetch.Request) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.Do(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	return res, b, err
+}
+
 func req(t *testing.T, s string) *fetch.Request {
 	return &fetch.Request{URL: parse(t, s)}
 }
