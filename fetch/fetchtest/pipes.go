@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -16,7 +17,7 @@ import (
 // Listen makes listeners at addresses of 127.0.0.1; DialContext, for
 // fetch.Client's hook, connects to the listener at the address dialed
 // and refuses any other. A dial is answered once the listener accepts
-// it.
+// it. ListenPacket makes UDP's endpoints.
 //
 // Make a Pipes, and use it, inside the bubble: its channels belong to the
 // bubble that makes them. The connections' addresses are *net.TCPAddr,
@@ -33,6 +34,7 @@ import (
 type Pipes struct {
 	mu        sync.Mutex
 	listeners map[netip.AddrPort]*pipeListener
+	endpoints map[netip.AddrPort]*packetConn // UDP's (see ListenPacket)
 	port      uint16 // the last listener port given out (from 40000)
 	dials     uint16 // the dials made: the client's ports (from 50000)
 }
@@ -71,6 +73,9 @@ func (p *Pipes) nextPort() uint16 {
 		for ap := range p.listeners {
 			taken = taken || ap.Port() == p.port
 		}
+		for ap := range p.endpoints {
+			taken = taken || ap.Port() == p.port
+		}
 		if !taken {
 			return p.port
 		}
@@ -91,11 +96,15 @@ func (p *Pipes) Serve(t testing.TB, serve func(c net.Conn)) string {
 
 // DialContext connects to the listener at addr ("ip:port"), when it
 // accepts the connection within ctx. With no listener there, the dial is
-// refused (syscall.ECONNREFUSED), as a closed port's.
+// refused (syscall.ECONNREFUSED), as a closed port's. A "udp" network
+// gives a datagram endpoint connected to addr (see ListenPacket).
 func (p *Pipes) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	ap, err := netip.ParseAddrPort(addr)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+	}
+	if strings.HasPrefix(network, "udp") {
+		return p.dialPacket(ap), nil
 	}
 	p.mu.Lock()
 	l := p.listeners[ap]

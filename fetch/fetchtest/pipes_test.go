@@ -71,3 +71,72 @@ func TestPipes(t *testing.T) {
 		}
 	})
 }
+
+// TestPipesPackets: UDP on Pipes keeps each datagram's bounds, delivers a
+// connected endpoint only its peer's datagrams, loses what finds no room
+// or no endpoint, and passes a read deadline on the bubble's clock.
+func TestPipesPackets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var p Pipes
+		srv, err := p.ListenPacket("127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		c, err := p.DialContext(context.Background(), "udp", srv.LocalAddr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.Write([]byte("one"))
+		c.Write([]byte("two"))
+		buf := make([]byte, 64)
+		for _, want := range []string{"one", "two"} {
+			n, from, err := srv.ReadFrom(buf)
+			if err != nil || string(buf[:n]) != want || from.String() != c.LocalAddr().String() {
+				t.Errorf("ReadFrom = %q, %v, %v; want %q from %v", buf[:n], from, err, want, c.LocalAddr())
+			}
+		}
+
+		// Another endpoint's datagram does not reach a connected one.
+		other, err := p.ListenPacket("127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		other.WriteTo([]byte("stray"), c.LocalAddr())
+		srv.WriteTo([]byte("reply"), c.LocalAddr())
+		if n, err := c.Read(buf); err != nil || string(buf[:n]) != "reply" {
+			t.Errorf("Read = %q, %v; want the peer's reply", buf[:n], err)
+		}
+
+		// A full queue loses the datagram after it.
+		for i := range packetQueue + 1 {
+			srv.WriteTo([]byte{byte(i)}, c.LocalAddr())
+		}
+		got := 0
+		start := time.Now()
+		c.SetReadDeadline(start.Add(time.Hour))
+		for {
+			if _, err := c.Read(buf); err != nil {
+				if !errors.Is(err, os.ErrDeadlineExceeded) || time.Since(start) != time.Hour {
+					t.Errorf("Read past the deadline: %v after %v, want a deadline error after 1h", err, time.Since(start))
+				}
+				break
+			}
+			got++
+		}
+		if got != packetQueue {
+			t.Errorf("%d datagrams read of %d sent at once, want the queue's %d", got, packetQueue+1, packetQueue)
+		}
+
+		// Nowhere to go: lost, and no error.
+		if n, err := srv.WriteTo([]byte("lost"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9}); n != 4 || err != nil {
+			t.Errorf("WriteTo an address without an endpoint = %d, %v; want 4, nil", n, err)
+		}
+		srv.Close()
+		if _, _, err := srv.ReadFrom(buf); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("ReadFrom after Close: %v, want net.ErrClosed", err)
+		}
+	})
+}
