@@ -35,8 +35,8 @@ type Pipes struct {
 	mu        sync.Mutex
 	listeners map[netip.AddrPort]*pipeListener
 	endpoints map[netip.AddrPort]*packetConn // UDP's (see ListenPacket)
-	port      uint16 // the last listener port given out (from 40000)
-	dials     uint16 // the dials made: the client's ports (from 50000)
+	port      uint16                         // the last listener port given out (from 40000)
+	dials     uint16                         // the dials made: the client's ports (from 50000)
 }
 
 // Listen returns a listener at addr, "127.0.0.1:port"; port 0 chooses a

@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // simServer is an ARDP v0 server on 127.0.0.1 that answers requests with
@@ -69,6 +72,31 @@ func newSimServer(t testing.TB, replies map[string][]byte) *simServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newSimServerOn(t, c, replies)
+}
+
+// newSimServerPipes is newSimServer on UDP in memory, for a test in a
+// testing/synctest bubble, whose re-sends and timeouts then run on the
+// bubble's clock: fetch from it with pipeClient(p, h).
+func newSimServerPipes(t testing.TB, p *fetchtest.Pipes, replies map[string][]byte) *simServer {
+	t.Helper()
+	c, err := p.ListenPacket("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newSimServerOn(t, c, replies)
+}
+
+// pipeClient returns a Client whose connections are made on p, with h as
+// its prospero handler.
+func pipeClient(p *fetchtest.Pipes, h *Handler) *fetch.Client {
+	c := &fetch.Client{DialContext: p.DialContext}
+	c.Register("prospero", h)
+	return c
+}
+
+// newSimServerOn is newSimServer on c.
+func newSimServerOn(t testing.TB, c net.PacketConn, replies map[string][]byte) *simServer {
 	s := &simServer{t: t, conn: c, replies: replies, sent: map[uint16]int{}, ackCount: map[uint16]int{}, state: map[simKey]*simReply{}, done: make(chan struct{}), completed: make(chan uint16, 64)}
 	t.Cleanup(func() {
 		c.Close()
