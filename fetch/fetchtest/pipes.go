@@ -16,14 +16,16 @@ import (
 // deadline at once, where a wait on a socket would hold the clock still.
 // Listen makes listeners at addresses of 127.0.0.1; DialContext, for
 // fetch.Client's hook, connects to the listener at the address dialed
-// and refuses any other. A dial is answered once the listener accepts
-// it. ListenPacket makes UDP's endpoints.
+// and refuses any other. As on TCP, a dial succeeds once there is room in
+// the listener's backlog (pipeBacklog connections not yet accepted), not
+// when it accepts. ListenPacket makes UDP's endpoints.
 //
 // Make a Pipes, and use it, inside the bubble: its channels belong to the
 // bubble that makes them. The connections' addresses are *net.TCPAddr,
 // the client's a port of its own, so code that reads a peer's IP (FTP's
 // data connection) works on them. A pipe is not a socket: it has no
-// buffer (a Write waits for the Read), no TCP options and no splice.
+// buffer (a Write waits for the Read), no TCP options and no splice; a
+// connection in the backlog when its listener closes is closed.
 //
 //	synctest.Test(t, func(t *testing.T) {
 //		var p fetchtest.Pipes
@@ -57,7 +59,7 @@ func (p *Pipes) Listen(addr string) (net.Listener, error) {
 	if p.listeners[ap] != nil {
 		return nil, &net.OpError{Op: "listen", Net: "tcp", Addr: net.TCPAddrFromAddrPort(ap), Err: syscall.EADDRINUSE}
 	}
-	l := &pipeListener{p: p, addr: ap, conns: make(chan net.Conn), done: make(chan struct{})}
+	l := &pipeListener{p: p, addr: ap, conns: make(chan net.Conn, pipeBacklog), done: make(chan struct{})}
 	p.listeners[ap] = l
 	return l, nil
 }
@@ -94,8 +96,12 @@ func (p *Pipes) Serve(t testing.TB, serve func(c net.Conn)) string {
 	return ServeListener(t, ln, serve)
 }
 
-// DialContext connects to the listener at addr ("ip:port"), when it
-// accepts the connection within ctx. With no listener there, the dial is
+// pipeBacklog is how many connections a listener of Pipes holds before
+// they are accepted; a dial beyond waits for room.
+const pipeBacklog = 64
+
+// DialContext connects to the listener at addr ("ip:port"), once its
+// backlog has room, within ctx. With no listener there, the dial is
 // refused (syscall.ECONNREFUSED), as a closed port's. A "udp" network
 // gives a datagram endpoint connected to addr (see ListenPacket).
 func (p *Pipes) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -119,11 +125,18 @@ func (p *Pipes) DialContext(ctx context.Context, network, addr string) (net.Conn
 	cc, sc := net.Pipe()
 	select {
 	case l.conns <- &pipeConn{Conn: sc, local: remote, remote: local}:
-		return &pipeConn{Conn: cc, local: local, remote: remote}, nil
 	case <-l.done:
 		return nil, refused
 	case <-ctx.Done():
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: remote, Err: ctx.Err()}
+	}
+	select {
+	case <-l.done: // closed as the dial went in: Close may have missed it
+		cc.Close()
+		sc.Close()
+		return nil, refused
+	default:
+		return &pipeConn{Conn: cc, local: local, remote: remote}, nil
 	}
 }
 
@@ -145,7 +158,8 @@ func (l *pipeListener) Accept() (net.Conn, error) {
 	}
 }
 
-// Close stops Accept and frees the address; dials to it are refused.
+// Close stops Accept, closes the connections not accepted yet, and frees
+// the address; dials to it are refused.
 func (l *pipeListener) Close() error {
 	l.once.Do(func() {
 		close(l.done)
@@ -154,6 +168,14 @@ func (l *pipeListener) Close() error {
 			delete(l.p.listeners, l.addr)
 		}
 		l.p.mu.Unlock()
+		for {
+			select {
+			case c := <-l.conns:
+				c.Close()
+			default:
+				return
+			}
+		}
 	})
 	return nil
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // TestPipes: a dial reaches the listener at its address, and the two ends
-// carry each other's TCP addresses; a dial elsewhere, or after Close, is
-// refused; and a read deadline an hour away passes at once on the
+// carry each other's TCP addresses; a dial is answered before Accept; a
+// dial elsewhere, or after Close, is refused; and a read deadline an hour away passes at once on the
 // bubble's clock, which a socket's would not let it do.
 func TestPipes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -58,11 +58,20 @@ func TestPipes(t *testing.T) {
 		if _, err := p.Listen(addr); !errors.Is(err, syscall.EADDRINUSE) {
 			t.Errorf("Listen on a listener's address: %v, want EADDRINUSE", err)
 		}
+		// A dial goes into the backlog, as TCP's does, without an Accept;
+		// Close closes what it holds.
 		ln, err := p.Listen("127.0.0.1:21")
 		if err != nil {
 			t.Fatal(err)
 		}
+		waiting, err := p.DialContext(ctx, "tcp", "127.0.0.1:21")
+		if err != nil {
+			t.Fatalf("dial before Accept: %v", err)
+		}
 		ln.Close()
+		if _, err := waiting.Read(buf); err != io.EOF {
+			t.Errorf("Read of a connection never accepted, after Close: %v, want io.EOF", err)
+		}
 		if _, err := ln.Accept(); !errors.Is(err, net.ErrClosed) {
 			t.Errorf("Accept after Close: %v, want net.ErrClosed", err)
 		}
