@@ -1,6 +1,8 @@
 package prospero
 
 import (
+	"context"
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -94,6 +96,26 @@ func pipeClient(p *fetchtest.Pipes, h *Handler) *fetch.Client {
 	c.Register("prospero", h)
 	return c
 }
+
+// pipeRequest returns req as a Client whose connections are made on p
+// hands it to a handler, for tests that call the handler's parts (dial,
+// ask) themselves: their dials then go to p.
+func pipeRequest(t testing.TB, p *fetchtest.Pipes, req *fetch.Request) *fetch.Request {
+	t.Helper()
+	var got *fetch.Request
+	c := &fetch.Client{DialContext: p.DialContext}
+	c.Register("prospero", fetch.HandlerFunc(func(_ context.Context, r *fetch.Request) (*fetch.Resource, error) {
+		got = r
+		return nil, errPrepared
+	}))
+	if _, err := c.Do(context.Background(), req); !errors.Is(err, errPrepared) {
+		t.Fatalf("preparing %s: %v", req.URL.Redacted(), err)
+	}
+	return got
+}
+
+// errPrepared ends pipeRequest's fetch once the request is prepared.
+var errPrepared = errors.New("prepared")
 
 // newSimServerOn is newSimServer on c.
 func newSimServerOn(t testing.TB, c net.PacketConn, replies map[string][]byte) *simServer {
