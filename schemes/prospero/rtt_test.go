@@ -115,25 +115,13 @@ func TestLostACKs(t *testing.T) {
 	})
 }
 
-// getTracedVia is getTraced through c (pipeClient's, say).
+// getTracedVia fetches raw through c (pipeClient's, say), tracing into
+// w, and reads the body.
 func getTracedVia(t *testing.T, c *fetch.Client, raw string, w *strings.Builder) ([]byte, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	res, err := c.Do(ctx, &fetch.Request{URL: mustParse(t, raw), Trace: fetch.NewTrace(w)})
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	return io.ReadAll(res.Body)
-}
-
-// getTraced fetches raw with h, tracing into w, and reads the body.
-func getTraced(t *testing.T, h *Handler, raw string, w *strings.Builder) ([]byte, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, err := h.Fetch(ctx, &fetch.Request{URL: mustParse(t, raw), Trace: fetch.NewTrace(w)})
 	if err != nil {
 		return nil, err
 	}
