@@ -49,7 +49,12 @@ type Options struct {
 	// on long fetches, so this bounds the time to notice a dead worker,
 	// not a fetch's length.
 	AckWait time.Duration
-	// MaxDeliver bounds the deliveries of one job. Zero means 5.
+	// MaxDeliver bounds the fetch attempts of one job: the delivery of
+	// that number records the outcome, whatever it is. Zero means 5.
+	// Deliveries that attempt nothing (a worker stopping, a job handed
+	// back for want of a host slot) count too, so the consumer itself
+	// redelivers a job without limit: a job is never left in the stream
+	// undelivered because its deliveries ran out.
 	MaxDeliver int
 	// LeaseTTL is how long a dead worker's per-host lease lasts. Zero
 	// means 30 seconds.
@@ -242,11 +247,14 @@ func (q *Queue) setup(ctx context.Context) error {
 		return err
 	}
 	q.consCfg = jetstream.ConsumerConfig{
-		Durable:       Consumer,
-		Description:   "fetch workers",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       q.opts.ackWait(),
-		MaxDeliver:    q.opts.maxDeliver(),
+		Durable:     Consumer,
+		Description: "fetch workers",
+		AckPolicy:   jetstream.AckExplicitPolicy,
+		AckWait:     q.opts.ackWait(),
+		// Unlimited: the worker judges a job's last attempt (see
+		// Options.MaxDeliver); a limit here would strand a job whose
+		// last delivery was handed back.
+		MaxDeliver:    -1,
 		MaxAckPending: 10000,
 		Replicas:      q.jobs.CachedInfo().Config.Replicas,
 	}

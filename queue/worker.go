@@ -334,12 +334,10 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 			r.w.Metrics.add(func(s *MetricsSnapshot) { s.HandedBack++ })
 			msg.NakWithDelay(time.Duration(500+rand.IntN(1500)) * time.Millisecond)
 			return nil
-		case err != nil && ctx.Err() != nil:
-			msg.Nak()
-			return nil
 		case err != nil:
-			r.logf("%v; the job goes back to the queue", err)
-			msg.NakWithDelay(time.Second)
+			// Stopping (a failure of the queue is tried again in
+			// slot, never handed back: that would spend a delivery).
+			msg.Nak()
 			return nil
 		}
 		defer held.release(context.WithoutCancel(ctx))
@@ -396,13 +394,27 @@ func (r *run) address(u *url.URL) string {
 
 // slot takes a lease on hostport, waiting a little for one to free; on the
 // job's last delivery it waits as long as it takes, so that politeness
-// never costs a job.
+// never costs a job. A failure of the queue is logged and tried again
+// until ctx is done.
 func (r *run) slot(ctx context.Context, hostport string, last bool) (*lease, error) {
 	wait := 20 * time.Millisecond
 	start := time.Now()
 	deadline := start.Add(time.Second)
+	var retry backoff
 	for waited := false; ; waited = true {
 		l, err := r.leases.acquire(ctx, hostport)
+		if err != nil && !errors.Is(err, errNoSlot) && ctx.Err() == nil {
+			d := retry.next()
+			r.logf("%v; again in %v", err, d.Round(time.Millisecond))
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(d):
+			}
+			// The time the queue was away is no wait for a slot.
+			deadline = time.Now().Add(time.Second)
+			continue
+		}
 		if !errors.Is(err, errNoSlot) {
 			if waited {
 				r.w.Metrics.leaseWait(time.Since(start))
@@ -482,12 +494,14 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, rec Rec
 		msg.Nak()
 		return err
 	}
-	// From here on the result is stored: a failure of the queue leaves
-	// the job to be delivered again, recognised as stored, and its result
-	// published then.
-	if err := r.w.Queue.publishResult(ctx, key, rec); err != nil {
-		r.logf("publishing the result of %s: %v; the job goes back to the queue", redacted(rec.URL), err)
-		msg.NakWithDelay(time.Second)
+	// From here on the result is stored. Its publication is tried until
+	// it succeeds, the job held meanwhile (handing it back would spend a
+	// delivery on a failure of the queue, and a job whose deliveries ran
+	// out would never publish its result). A worker that stops or dies
+	// meanwhile leaves the job to be delivered again, recognised as
+	// stored, and its result published then.
+	if err := r.publish(ctx, msg, key, rec); err != nil {
+		msg.Nak()
 		return nil
 	}
 	if ferr != nil {
@@ -506,6 +520,27 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, rec Rec
 		r.w.OnResult(rec)
 	}
 	return nil
+}
+
+// publish publishes the result rec of msg's job, trying again after a
+// failure of the queue, with a growing delay, until it succeeds or ctx is
+// done; meanwhile it tells JetStream the job is in progress.
+func (r *run) publish(ctx context.Context, msg jetstream.Msg, key string, rec Record) error {
+	var retry backoff
+	for {
+		err := r.w.Queue.publishResult(ctx, key, rec)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		d := retry.next()
+		r.logf("publishing the result of %s: %v; again in %v", redacted(rec.URL), err, d.Round(time.Millisecond))
+		msg.InProgress()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+	}
 }
 
 // retry is the Worker's retry policy, with its defaults filled in.

@@ -51,6 +51,7 @@ type h1Request struct {
 	fields []header // as headers returns them
 	idle   time.Duration
 	tr     *fetch.Trace
+	conns  int // the connections it may keep to the host (req.MaxConnsPerHost); 0: no cap
 }
 
 // roundTrip sends r to addr (host:port) and returns the reply, its body
@@ -71,7 +72,7 @@ func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Re
 		if !errors.As(err, &stale) {
 			return nil, err
 		}
-		if !reused || ctx.Err() != nil || attempt >= t.pool.max+t.pool.depth {
+		if !reused || ctx.Err() != nil || attempt >= max(r.conns, 1)+t.pool.depth {
 			return nil, stale.err
 		}
 		if !stale.piped {
@@ -97,7 +98,7 @@ func (e *staleError) Unwrap() error { return e.err }
 
 // conn returns a connection to addr: an idle one, or one dialed now.
 func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool, error) {
-	pc, reused, err := t.pool.get(ctx, addr, r.method == "GET" || r.method == "HEAD", r.tr)
+	pc, reused, err := t.pool.get(ctx, addr, r.conns, r.method == "GET" || r.method == "HEAD", r.tr)
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}
