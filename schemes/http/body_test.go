@@ -31,12 +31,12 @@ func rawServer(t *testing.T, reply string, hold bool) string {
 	return "http://" + addr
 }
 
-// rawPipeServer is rawServer on a pipeListener, for a test in a synctest
-// bubble: fetch its URLs with pipeClient(p, h).
-func rawPipeServer(t *testing.T, reply string, hold bool) (string, *fetchtest.Pipes) {
+// rawMemServer is rawServer on a pipeListener, for a test in a synctest
+// bubble: fetch its URLs with memClient(p, h).
+func rawMemServer(t *testing.T, reply string, hold bool) (string, *fetchtest.Pipes) {
 	t.Helper()
 	done := make(chan struct{})
-	base, l := pipeServe(t, rawReply(reply, hold, done))
+	base, l := memServe(t, rawReply(reply, hold, done))
 	t.Cleanup(func() { close(done) })
 	return base, l
 }
@@ -142,8 +142,8 @@ func TestDeadlines(t *testing.T) {
 				// bubble's clock: it ends the wait exactly when due, and
 				// the test takes no time.
 				synctest.Test(t, func(t *testing.T) {
-					base, l := rawPipeServer(t, tt.reply, true)
-					c := pipeClient(l, tc.handler(t))
+					base, l := rawMemServer(t, tt.reply, true)
+					c := memClient(l, tc.handler(t))
 					start := time.Now()
 					res, err := c.Do(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 3 * time.Second})
 					if tt.inFetch {
@@ -306,7 +306,7 @@ func TestDrippedHeader(t *testing.T) {
 	onBoth(t, func(t *testing.T, tc transportCase) {
 		synctest.Test(t, func(t *testing.T) {
 			stop := make(chan struct{})
-			base, l := pipeServe(t, func(c net.Conn) {
+			base, l := memServe(t, func(c net.Conn) {
 				br := bufio.NewReader(c)
 				for {
 					line, err := br.ReadString('\n')
@@ -329,7 +329,7 @@ func TestDrippedHeader(t *testing.T) {
 				}
 			})
 			t.Cleanup(func() { close(stop) })
-			c := pipeClient(l, tc.handler(t))
+			c := memClient(l, tc.handler(t))
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			start := time.Now()

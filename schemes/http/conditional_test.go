@@ -133,9 +133,9 @@ func TestRetryAfter(t *testing.T) {
 func TestCloseAbortsRead(t *testing.T) {
 	onBoth(t, func(t *testing.T, tc transportCase) {
 		synctest.Test(t, func(t *testing.T) {
-			base, p := rawPipeServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", true)
+			base, p := rawMemServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", true)
 			h := tc.handler(t)
-			res, err := pipeClient(p, h).Do(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
+			res, err := memClient(p, h).Do(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,12 +32,12 @@ func exchangeServer(t *testing.T, reply func(r *http.Request) string, closeAfter
 	return "http://" + addr, &accepted
 }
 
-// exchangePipeServer is exchangeServer on a network of pipes, for a test
-// in a synctest bubble: fetch its URLs with pipeClient(p, h).
-func exchangePipeServer(t *testing.T, reply func(r *http.Request) string, closeAfter func(r *http.Request) bool) (string, *atomic.Int32, *fetchtest.Pipes) {
+// exchangeMemServer is exchangeServer on a network of pipes, for a test
+// in a synctest bubble: fetch its URLs with memClient(p, h).
+func exchangeMemServer(t *testing.T, reply func(r *http.Request) string, closeAfter func(r *http.Request) bool) (string, *atomic.Int32, *fetchtest.Pipes) {
 	t.Helper()
 	var accepted atomic.Int32
-	base, p := pipeServe(t, exchange(&accepted, reply, closeAfter))
+	base, p := memServe(t, exchange(&accepted, reply, closeAfter))
 	return base, &accepted, p
 }
 
@@ -357,11 +357,11 @@ func TestWaitForSlot(t *testing.T) {
 func TestCancelStalledBody(t *testing.T) {
 	onBoth(t, func(t *testing.T, tc transportCase) {
 		synctest.Test(t, func(t *testing.T) {
-			base, p := rawPipeServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", true)
+			base, p := rawMemServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", true)
 			h := tc.handler(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			res, err := pipeClient(p, h).Do(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
+			res, err := memClient(p, h).Do(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -451,9 +451,9 @@ func TestWaits(t *testing.T) {
 			// the timeout comes exactly when due, and takes no time.
 			t.Run(tt.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					base, l := rawPipeServer(t, tt.reply, true)
+					base, l := rawMemServer(t, tt.reply, true)
 					h := tc.handler(t)
-					c := pipeClient(l, h)
+					c := memClient(l, h)
 					// The idle timeout.
 					start := time.Now()
 					res, err := c.Do(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: idle})
@@ -507,11 +507,11 @@ func TestWaits(t *testing.T) {
 // tie's func is known to have run after the cancel (synctest.Wait).
 func TestH1ContextTie(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base, accepted, p := exchangePipeServer(t, func(*http.Request) string {
+		base, accepted, p := exchangeMemServer(t, func(*http.Request) string {
 			return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 		}, nil)
 		h := newHandler(t)
-		c := pipeClient(p, h)
+		c := memClient(p, h)
 		fetchOK := func(ctx context.Context, i int) {
 			t.Helper()
 			res, err := c.Do(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 5 * time.Second})
