@@ -31,7 +31,7 @@ func rawServer(t *testing.T, reply string, hold bool) string {
 	return "http://" + addr
 }
 
-// rawMemServer is rawServer on a pipeListener, for a test in a synctest
+// rawMemServer is rawServer on fetchtest.Pipes, for a test in a synctest
 // bubble: fetch its URLs with memClient(p, h).
 func rawMemServer(t *testing.T, reply string, hold bool) (string, *fetchtest.Pipes) {
 	t.Helper()
