@@ -131,6 +131,11 @@ type Request struct {
 	// error is returned; nil discards it. Schemes whose errors have no
 	// body ignore it.
 	ErrorBody io.Writer
+	// Capture asks the handler to keep the heads of the exchange as they
+	// went over the connection in Resource.Capture (the hops' too), for
+	// an archive: the http handler keeps them. Handlers that cannot
+	// ignore it.
+	Capture bool
 	// WantModTime asks for the resource's modification time where the
 	// protocol tells it only when asked (FTP's MDTM, one more command):
 	// Resource.ModTime then holds it. Schemes that always tell (HTTP's

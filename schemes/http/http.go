@@ -235,7 +235,16 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		w.end()
 		return nil, err
 	}
-	return h.reply(rctx, req, u, creds, offset, resp, w)
+	res, err := h.reply(rctx, req, u, creds, offset, resp, w)
+	if err == nil && req.Capture {
+		// net/http keeps no bytes of the heads: a reader renders them.
+		proto := "http/1.1"
+		if resp.ProtoMajor == 2 {
+			proto = "h2"
+		}
+		res.Capture = &fetch.Capture{Protocol: proto, Rendered: true}
+	}
+	return res, err
 }
 
 // direct makes the exchange over the h1 transport: plain HTTP/1.1, to no
@@ -259,7 +268,11 @@ func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, cr
 	if err != nil {
 		return nil, roundTripError(ctx, err)
 	}
-	return h.reply(ctx, req, u, creds, offset, resp, hopWaits{})
+	res, err := h.reply(ctx, req, u, creds, offset, resp, hopWaits{})
+	if err == nil {
+		res.Capture = r.capture()
+	}
+	return res, err
 }
 
 // hopWaits bounds the waits of an exchange made on net/http's transport: the
