@@ -25,7 +25,10 @@ import (
 // the client's a port of its own, so code that reads a peer's IP (FTP's
 // data connection) works on them. A pipe is not a socket: it has no
 // buffer (a Write waits for the Read), no TCP options and no splice; a
-// connection in the backlog when its listener closes is closed.
+// connection in the backlog when its listener closes is closed. Two
+// Writes at once on one end are a case to avoid in a bubble: the second
+// waits on a mutex, which is not durably blocking, so the bubble's clock
+// stands still while it waits.
 //
 //	synctest.Test(t, func(t *testing.T) {
 //		var p fetchtest.Pipes
