@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -449,5 +450,28 @@ func TestGophers(t *testing.T) {
 	}
 	if _, _, err := get(t, &Handler{}, "gophers://"+s.addr+"/0/ab", nil); !errors.Is(err, fetch.Connect) {
 		t.Errorf("untrusted certificate: %v, want fetch.Connect", err)
+	}
+}
+
+// TestGophersResumes checks that a Handler's second gophers connection to
+// a server resumes the TLS session of the first.
+func TestGophersResumes(t *testing.T) {
+	serverTLS, clientTLS := fetchtest.TLS(t)
+	s := newTLSServer(t, map[string]respond{
+		"/how": func(c net.Conn, _ *bufio.Reader, _ string) {
+			if c.(*tls.Conn).ConnectionState().DidResume {
+				io.WriteString(c, "resumed\r\n")
+			} else {
+				io.WriteString(c, "full\r\n")
+			}
+		},
+	}, serverTLS)
+	h := &Handler{}
+	trust := func(r *fetch.Request) { r.TLS = clientTLS }
+	for i, want := range []string{"full\r\n", "resumed\r\n", "resumed\r\n"} {
+		_, got, err := get(t, h, "gophers://"+s.addr+"/0/how", trust)
+		if err != nil || string(got) != want {
+			t.Errorf("connection %d: %q, %v; want %q", i+1, got, err, want)
+		}
 	}
 }

@@ -109,6 +109,8 @@ type Handler struct {
 
 	mu         sync.Mutex
 	transports map[transportKey]*http.Transport
+	sessions   fetch.TLSSessions // the transports' TLS session caches
+	gate       tlsGate           // see tlsgate.go
 	digests    digestCache
 	plain      *h1
 }
@@ -216,7 +218,16 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		}
 		return method + " " + target + " " + proto
 	}
-	hreq = hreq.WithContext(httptrace.WithClientTrace(withRoute(rctx, rt), clientTrace(wd, req, req.Trace, line)))
+	t := h.transport(req)
+	ct := clientTrace(wd, req, req.Trace, line)
+	tctx := withRoute(rctx, rt)
+	var pass *gatePass
+	if u.Scheme == "https" {
+		pass = h.gatePass(t, nu, req)
+		pass.hook(ct)
+		tctx = withGatePass(tctx, pass)
+	}
+	hreq = hreq.WithContext(httptrace.WithClientTrace(tctx, ct))
 	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
@@ -224,7 +235,8 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 			hreq.Header.Add(hd.name, hd.value)
 		}
 	}
-	resp, err := h.transport(req).RoundTrip(hreq)
+	resp, err := t.RoundTrip(hreq)
+	pass.release()
 	wd.gotReply()
 	if err != nil {
 		if ce := clientCertError(asked, err); ce != nil && rctx.Err() == nil {

@@ -40,9 +40,10 @@ type fakeServer struct {
 	closeAfter    int               // close each connection after this many commands (0: never)
 	nagle         bool              // each reply written in two pieces, Nagle's algorithm on
 
-	mu    sync.Mutex
-	lines []string // every line received, over all connections
-	conns int
+	mu      sync.Mutex
+	lines   []string // every line received, over all connections
+	conns   int
+	resumed []bool // per TLS connection, whether its handshake resumed a session
 }
 
 func newFakeServer(t testing.TB) *fakeServer {
@@ -120,6 +121,11 @@ func (f *fakeServer) serve(c net.Conn) {
 	}
 	say(g)
 	w.Flush()
+	if tc, ok := c.(*tls.Conn); ok {
+		f.mu.Lock()
+		f.resumed = append(f.resumed, tc.ConnectionState().DidResume)
+		f.mu.Unlock()
+	}
 	if !strings.HasPrefix(g, "20") {
 		return
 	}

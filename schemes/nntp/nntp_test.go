@@ -549,6 +549,26 @@ func TestTLS(t *testing.T) {
 	}
 }
 
+// TestTLSResumes checks that a Handler's later TLS connections to a
+// server resume the session of the first.
+func TestTLSResumes(t *testing.T) {
+	serverCfg, clientCfg := fetchtest.TLS(t)
+	f := newServer(t)
+	addr := f.start(serverCfg)
+	h := newHandler(t, addr)
+	h.MaxIdle = -1 // every fetch connects anew
+	for range 3 {
+		if _, _, err := get(t, h, "nntps://"+addr+"/local.test/2", func(r *fetch.Request) { r.TLS = clientCfg }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if want := []bool{false, true, true}; !slices.Equal(f.resumed, want) {
+		t.Errorf("DidResume of the connections: %v, want %v", f.resumed, want)
+	}
+}
+
 func TestLongReplyLine(t *testing.T) {
 	f := newServer(t)
 	f.override["ARTICLE <long@example.org>"] = "220 " + strings.Repeat("x", 10000)
