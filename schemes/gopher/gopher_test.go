@@ -52,6 +52,25 @@ func get(t *testing.T, h *Handler, raw string, mod func(*fetch.Request)) (*fetch
 	return res, b, err
 }
 
+// getVia fetches raw through c (pipeClient's, say) with the idle
+// timeout idle, and reads the whole body.
+func getVia(t *testing.T, c *fetch.Client, raw string, idle time.Duration) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	u, err := url.ParseLenient(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.Do(ctx, &fetch.Request{URL: u, IdleTimeout: idle})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
 func binary(n int) []byte {
 	b := make([]byte, n)
 	x := uint32(2463534242)

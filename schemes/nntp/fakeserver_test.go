@@ -66,6 +66,13 @@ func (f *fakeServer) start(cfg *tls.Config) string {
 	return fetchtest.ServeListener(f.t, ln, f.serve)
 }
 
+// startPipes serves on p, a network in memory, for a test in a synctest
+// bubble (see pipeClient), and returns the address.
+func (f *fakeServer) startPipes(p *fetchtest.Pipes) string {
+	f.t.Helper()
+	return p.Serve(f.t, f.serve)
+}
+
 // received returns the lines received so far.
 func (f *fakeServer) received() []string {
 	f.mu.Lock()

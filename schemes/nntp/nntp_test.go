@@ -36,6 +36,29 @@ func newHandler(t *testing.T, addr string) *Handler {
 	return h
 }
 
+// pipeClient returns a Client whose connections are made on p, a network
+// in memory, with h as its nntp and news handler.
+func pipeClient(p *fetchtest.Pipes, h *Handler) *fetch.Client {
+	c := &fetch.Client{DialContext: p.DialContext}
+	c.Register("nntp", h)
+	c.Register("news", h)
+	return c
+}
+
+// getVia fetches s through c (pipeClient's, say) and reads the whole body.
+func getVia(t *testing.T, c *fetch.Client, s string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := c.Do(ctx, &fetch.Request{URL: parse(t, s)})
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return string(b), err
+}
+
 func parse(t testing.TB, s string) *url.URL {
 	t.Helper()
 	u, err := url.ParseLenient(s)
@@ -570,7 +593,7 @@ func TestConformance(t *testing.T) {
 	f.add("local.big", 1, "big@example.org", big)
 	f.user, f.pass = "", ""
 	addr := f.start(nil)
-	stalled, _ := stallingServer(t)
+	stalled, _ := stallingServer(t, nil)
 	h := newHandler(t, addr)
 	fetchtest.Run(t, h, fetchtest.Cases{
 		Existing: "nntp://" + addr + "/local.big/1",
