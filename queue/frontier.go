@@ -69,7 +69,7 @@ type Frontier struct {
 	hosts  map[string]*frontierHost // links held, waiting to be given, by host
 	ring   []*frontierHost
 	next   int
-	held   int                    // links waiting in hosts
+	held   int                     // links waiting in hosts
 	taken  map[string]*frontierMsg // given by Next, not done, by key
 	closed bool
 	stop   chan struct{}
