@@ -556,7 +556,11 @@ func (q *Queue) publishResult(ctx context.Context, key string, rec Record) error
 	if err != nil {
 		return err
 	}
-	_, err = q.js.Publish(ctx, ResultSubject+"."+outcome+"."+key, data, jetstream.WithMsgID(fmt.Sprintf("%s.%d", key, rec.Seq)))
+	id := fmt.Sprintf("%s.%d", key, rec.Seq)
+	if rec.Crawl {
+		id = "crawl." + id // a sequence of FETCH_CRAWL, not FETCH_JOBS
+	}
+	_, err = q.js.Publish(ctx, ResultSubject+"."+outcome+"."+key, data, jetstream.WithMsgID(id))
 	return err
 }
 

@@ -67,6 +67,13 @@ type Worker struct {
 
 // Run processes jobs until ctx is done, or, with Drain, until the queue is
 // empty. It returns nil when stopped by ctx or by draining.
+//
+// Beside the jobs, the worker takes part in the fleet crawl started by
+// Queue.StartCrawl, if any: it runs the crawl engine (fetch/crawl) with the
+// queue's Frontier, Parallel pages at once (on top of the Parallel jobs),
+// each fetch holding a per-host lease as a job's does, and stores each
+// page as a job's result (Record.Crawl set). With Drain it returns once
+// neither jobs nor links are left.
 func (w *Worker) Run(ctx context.Context) error {
 	if w.Queue == nil || w.Client == nil || w.Store == nil {
 		return errors.New("queue: a Worker needs a Queue, a Client and a Store")
@@ -114,9 +121,27 @@ func (w *Worker) Run(ctx context.Context) error {
 		}()
 		go r.publishMetrics(ctx, stop)
 	}
+	crawled := make(chan error, 1)
+	go func() {
+		err := r.crawl(ctx, par, per)
+		if err != nil {
+			cancel(err)
+		}
+		crawled <- err
+	}()
 	err := r.take(ctx, idle, msgs)
 	close(msgs)
 	wg.Wait()
+	if err == nil || errors.Is(err, errDrained) {
+		// Draining, the worker waits for the fleet crawl to run dry
+		// too; a failure of the store there stops it.
+		if cerr := <-crawled; cerr != nil {
+			err = cerr
+		}
+	} else {
+		cancel(err)
+		<-crawled
+	}
 	if err == nil {
 		err = context.Cause(ctx)
 	}
@@ -293,7 +318,7 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		msg.Nak()
 		return err
 	}
-	if known && prev.seq == rec.Seq {
+	if known && prev.seq == rec.Seq && !prev.crawl {
 		// Delivered again after it was stored (its worker died before
 		// the acknowledgement arrived): nothing to fetch, the record is
 		// published again (once in the stream, by its message id).
