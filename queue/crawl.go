@@ -141,4 +141,3 @@ func (c Crawl) crawler(r *run, fr *Frontier, par, perHost int) *crawl.Crawler {
 		Visit:          r.visit(fr),
 	}
 }
-
