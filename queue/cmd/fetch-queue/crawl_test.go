@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// "fetch enqueue -r -l 1" starts a fleet crawl: a worker follows the
+// seed's links one deep, no further, each page once, and a second
+// "enqueue -r" of the same seed queues nothing.
+func TestEnqueueRecursive(t *testing.T) {
+	var mu sync.Mutex
+	var paths []string
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<a href="/a">a</a> <a href="/b">b</a> <a href="/a">a again</a>`)
+		case "/a":
+			fmt.Fprint(w, `<a href="/deep">deep</a>`)
+		case "/b":
+			fmt.Fprint(w, `<a href="/">home</a>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	state, store := t.TempDir(), filepath.Join(t.TempDir(), "s")
+	out := runQueue(t, "enqueue", "--state", state, "-r", "-l", "1", site.URL+"/")
+	if !strings.Contains(out, "1 seeds queued") {
+		t.Errorf("enqueue -r said %q", out)
+	}
+	runQueue(t, "worker", "--state", state, "--store", store, "--drain", "-s")
+	got := stored(t, store)
+	want := map[string]int{site.URL + "/": 0, site.URL + "/a": 0, site.URL + "/b": 0}
+	if len(got) != len(want) {
+		t.Errorf("stored %v, want %v", got, want)
+	}
+	for u, st := range want {
+		if s, ok := got[u]; !ok || s != st {
+			t.Errorf("%s: stored %v (status %d), want status %d", u, ok, s, st)
+		}
+	}
+	mu.Lock()
+	slices.Sort(paths)
+	if want := []string{"/", "/a", "/b", "/robots.txt"}; !slices.Equal(paths, want) {
+		t.Errorf("requests %q, want %q", paths, want)
+	}
+	mu.Unlock()
+	if out := runQueue(t, "enqueue", "--state", state, "-r", site.URL+"/"); !strings.Contains(out, "0 seeds queued (1 crawled before") {
+		t.Errorf("enqueue -r again said %q", out)
+	}
+}
