@@ -300,7 +300,7 @@ func (f *Frontier) Next(ctx context.Context) (crawl.Link, bool, error) {
 	var retry backoff
 	idle := 0
 	for {
-		got, err := f.pull(ctx, time.Second)
+		got, err := f.pull(ctx, 250*time.Millisecond)
 		if ctx.Err() != nil {
 			return crawl.Link{}, false, ctx.Err()
 		}
