@@ -2,12 +2,15 @@ package queue
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,11 +22,12 @@ import (
 // The names of the JetStream objects the queue uses.
 const (
 	JobStream     = "FETCH_JOBS"
-	JobSubject    = "fetch.jobs" // ".<key>" follows
+	JobSubject    = "fetch.jobs" // ".<host>.<key>" follows (see JobSubjectOf)
 	Consumer      = "FETCH_WORKERS"
 	ResultStream  = "FETCH_RESULTS"
 	ResultSubject = "fetch.results" // ".done.<key>" or ".failed.<key>" follows
 	HostBucket    = "FETCH_HOSTS"
+	WaitBucket    = "FETCH_WAITS"
 	StatsBucket   = "FETCH_STATS"
 )
 
@@ -106,6 +110,7 @@ type Queue struct {
 	js      jetstream.JetStream
 	jobs    jetstream.Stream
 	hosts   jetstream.KeyValue
+	waits   jetstream.KeyValue
 	stats   jetstream.KeyValue
 	results jetstream.Stream
 	emb     *embedded // the server this process runs, or the one it connects to
@@ -222,10 +227,16 @@ func (q *Queue) setup(ctx context.Context) error {
 	}
 	q.js = js
 	repl := q.replicas()
+	subjects := []string{JobSubject + ".*.*"}
+	if s, err := js.Stream(ctx, JobStream); err == nil && slices.Contains(s.CachedInfo().Config.Subjects, JobSubject+".*") {
+		// A queue of the first layout (fetch.jobs.<key>): its jobs stay
+		// readable, and a command of that version can still enqueue.
+		subjects = append(subjects, JobSubject+".*")
+	}
 	q.jobs, err = q.stream(ctx, jetstream.StreamConfig{
 		Name:        JobStream,
-		Description: "fetch jobs, one URL a message",
-		Subjects:    []string{JobSubject + ".*"},
+		Description: "fetch jobs, one URL a message, on subjects by host",
+		Subjects:    subjects,
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     jetstream.FileStorage,
 		// A job is on the subject of its key, one at a time: a URL
@@ -242,11 +253,15 @@ func (q *Queue) setup(ctx context.Context) error {
 		return err
 	}
 	q.consCfg = jetstream.ConsumerConfig{
-		Durable:       Consumer,
-		Description:   "fetch workers",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       q.opts.ackWait(),
-		MaxDeliver:    q.opts.maxDeliver(),
+		Durable:     Consumer,
+		Description: "fetch workers",
+		AckPolicy:   jetstream.AckExplicitPolicy,
+		AckWait:     q.opts.ackWait(),
+		// Unbounded here: a job handed back for want of a host slot is
+		// delivered again without a try, so the worker counts the tries
+		// (deliveries less the waits FETCH_WAITS counts) against
+		// Options.MaxDeliver itself.
+		MaxDeliver:    -1,
 		MaxAckPending: 10000,
 		Replicas:      q.jobs.CachedInfo().Config.Replicas,
 	}
@@ -294,6 +309,17 @@ func (q *Queue) setup(ctx context.Context) error {
 	q.hosts, err = js.CreateOrUpdateKeyValue(ctx, kvCfg)
 	if err != nil {
 		return fmt.Errorf("queue: bucket %s: %w", HostBucket, err)
+	}
+	q.waits, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      WaitBucket,
+		Description: "how often each pending job was handed back for want of a host slot",
+		TTL:         7 * 24 * time.Hour,
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    q.kvReplicas(ctx, WaitBucket, repl),
+	})
+	if err != nil {
+		return fmt.Errorf("queue: bucket %s: %w", WaitBucket, err)
 	}
 	statsCfg := jetstream.KeyValueConfig{
 		Bucket:      StatsBucket,
@@ -479,7 +505,7 @@ func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, er
 		if err != nil {
 			return n, dup, err
 		}
-		f, err := q.js.PublishAsync(JobSubject+"."+Key(j.URL), data)
+		f, err := q.js.PublishAsync(JobSubjectOf(j.URL), data)
 		if err != nil {
 			return n, dup, fmt.Errorf("queue: publishing: %w", err)
 		}
@@ -489,6 +515,20 @@ func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, er
 		}
 	}
 	return n, dup, settle(true)
+}
+
+// JobSubjectOf is the subject of the job of rawURL:
+// "fetch.jobs.<host>.<key>", host the hex of the first 8 bytes of the
+// SHA-256 of its "scheme://host:port" (lower case; "scheme:" for a URL
+// without a host), key its Key. A host's jobs share a subject prefix,
+// so that its queue can be counted and read apart from the others'.
+func JobSubjectOf(rawURL string) string {
+	hk := rawURL
+	if u, err := parser.Parse(rawURL); err == nil {
+		hk = turnKey(u)
+	}
+	h := sha256.Sum256([]byte(hk))
+	return JobSubject + "." + hex.EncodeToString(h[:8]) + "." + Key(rawURL)
 }
 
 // Stats is the state of the queue.

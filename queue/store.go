@@ -26,7 +26,8 @@ type Record struct {
 	ModTime   *time.Time `json:"modtime,omitempty"`    // the resource's, when known
 	Body      string     `json:"body,omitempty"`       // the body's file name in the store
 	Worker    string     `json:"worker"`               // the worker that stored it
-	Attempts  int        `json:"attempts"`             // deliveries of the job, this one included
+	Attempts  int        `json:"attempts"`             // tries at fetching the job, this one included
+	Waits     int        `json:"waits,omitempty"`      // deliveries handed back for want of a host slot (no tries)
 	Seq       uint64     `json:"seq,omitempty"`        // the job's sequence in FETCH_JOBS (in FETCH_CRAWL with Crawl)
 	Crawl     bool       `json:"crawl,omitempty"`      // a page of the fleet crawl, not a job
 	Error     string     `json:"error,omitempty"`      // the failure, for a failed job
