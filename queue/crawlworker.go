@@ -186,7 +186,7 @@ func (s *leaseSink) Do(ctx context.Context, c *fetch.Client, req *fetch.Request)
 		return nil, fmt.Errorf("queue: waiting for a slot to %s: %w", addr, err)
 	}
 	kctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	go held.keep(kctx)
+	go held.keep(kctx, nil)
 	free := sync.OnceFunc(func() {
 		stop()
 		held.release(context.WithoutCancel(ctx))

@@ -25,6 +25,8 @@ type delivery struct {
 	u         *url.URL
 	addr      string // the host:port its lease is for; "" for none
 	lease     *lease
+	commit    bool      // fetched by this delivery: its result passes the commit point
+	claim     uint64    // the revision of this delivery's claim (see Queue.claim); 0 for a first delivery
 	since     time.Time // when it began waiting for a host slot
 }
 

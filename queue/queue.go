@@ -111,6 +111,7 @@ type Queue struct {
 	jobs    jetstream.Stream
 	hosts   jetstream.KeyValue
 	waits   jetstream.KeyValue
+	claims  jetstream.KeyValue
 	stats   jetstream.KeyValue
 	results jetstream.Stream
 	emb     *embedded // the server this process runs, or the one it connects to
@@ -309,6 +310,23 @@ func (q *Queue) setup(ctx context.Context) error {
 	q.hosts, err = js.CreateOrUpdateKeyValue(ctx, kvCfg)
 	if err != nil {
 		return fmt.Errorf("queue: bucket %s: %w", HostBucket, err)
+	}
+	claimRepl := repl
+	if !exclusiveCreate(q.nc.ConnectedServerVersion()) {
+		// A commit is a compare-and-set, exclusive on a replicated
+		// stream from 2.11 on only (as a lease's create).
+		claimRepl = 1
+	}
+	q.claims, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      ClaimBucket,
+		Description: "which delivery of each job may commit its result",
+		TTL:         7 * 24 * time.Hour,
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    q.kvReplicas(ctx, ClaimBucket, claimRepl),
+	})
+	if err != nil {
+		return fmt.Errorf("queue: bucket %s: %w", ClaimBucket, err)
 	}
 	q.waits, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      WaitBucket,

@@ -268,13 +268,25 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 	if len(u.Host) > maxHost {
 		return r.finish(ctx, d, key, rec, nil, fetch.Errorf(fetch.Malformed, "a host of %d bytes (at most %d)", len(u.Host), maxHost))
 	}
+	// A delivery after the first claims the job: an earlier one (a
+	// worker paused past AckWait) can no longer commit it.
+	d.commit = true
+	if d.delivered > 1 {
+		if d.claim, err = r.w.Queue.claim(ctx, key, d.seq, r.id); err != nil {
+			r.logf("%v; the job goes back to the queue", err)
+			msg.NakWithDelay(time.Second)
+			return nil
+		}
+	}
 	// The job is ours while we work on it: keep telling JetStream so, so
 	// that AckWait bounds only the time to notice a dead worker.
-	busy, stopBusy := context.WithCancel(ctx)
-	defer stopBusy()
+	busy, stopBusy := context.WithCancelCause(ctx)
+	defer stopBusy(nil)
 	go heartbeat(busy, msg, r.w.Queue.opts.ackWait()/3)
 	if d.lease != nil {
-		go d.lease.keep(busy)
+		// A lease lost (this worker was paused past its TTL and another
+		// took the slot) ends the fetch at once.
+		go d.lease.keep(busy, func(err error) { stopBusy(err) })
 	}
 
 	fctx := busy
@@ -291,6 +303,11 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 	if ferr != nil && ctx.Err() != nil {
 		// Stopping: hand the job back at once for another worker.
 		msg.Nak()
+		return nil
+	}
+	if ferr != nil && errors.Is(context.Cause(busy), errLeaseLost) {
+		r.logf("%s: %v; the job goes back to the queue", redacted(job.URL), context.Cause(busy))
+		msg.NakWithDelay(time.Second)
 		return nil
 	}
 	if ferr != nil && !last {
@@ -409,6 +426,25 @@ func (r *run) finish(ctx context.Context, d *delivery, key string, rec Record, s
 	}
 	if sp != nil {
 		rec.Body = key
+	}
+	if d.commit {
+		// The commit point every worker sees: only the job's last
+		// delivery passes it.
+		if err := r.w.Queue.commit(ctx, key, d.seq, d.claim, r.id); err != nil {
+			if sp != nil {
+				sp.discard()
+			}
+			if errors.Is(err, errFenced) {
+				// Another worker holds the job: the result is its to
+				// store, the message its to acknowledge.
+				r.w.Metrics.add(func(s *MetricsSnapshot) { s.Fenced++ })
+				r.logf("%s: %v", redacted(rec.URL), err)
+				return nil
+			}
+			r.logf("%v; the job goes back to the queue", err)
+			msg.NakWithDelay(time.Second)
+			return nil
+		}
 	}
 	stored, err := r.w.Store.commit(key, &rec, sp)
 	if err != nil {
