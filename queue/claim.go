@@ -16,15 +16,12 @@ const ClaimBucket = "FETCH_CLAIMS"
 // holding an earlier one must not commit it.
 var errFenced = errors.New("the job was delivered again to another worker since: this delivery may not commit")
 
-// claimKey is the key of the claim of the job of key at seq.
-func claimKey(key string, seq uint64) string { return waitKey(key, seq) }
-
 // claim records that this delivery of a job holds it, superseding any
 // earlier delivery (a worker paused or cut off past AckWait whose job went
 // to another): it returns the revision written, which commit must find
 // still the last.
 func (q *Queue) claim(ctx context.Context, key string, seq uint64, worker string) (uint64, error) {
-	rev, err := q.claims.Put(ctx, claimKey(key, seq), []byte(worker))
+	rev, err := q.claims.Put(ctx, q.jobKey(key, seq), []byte(worker))
 	if err != nil {
 		return 0, fmt.Errorf("queue: claiming job %d: %w", seq, err)
 	}
@@ -42,9 +39,9 @@ func (q *Queue) commit(ctx context.Context, key string, seq uint64, rev uint64, 
 	var err error
 	value := []byte("committed by " + worker)
 	if rev == 0 {
-		_, err = q.claims.Create(ctx, claimKey(key, seq), value)
+		_, err = q.claims.Create(ctx, q.jobKey(key, seq), value)
 	} else {
-		_, err = q.claims.Update(ctx, claimKey(key, seq), value, rev)
+		_, err = q.claims.Update(ctx, q.jobKey(key, seq), value, rev)
 	}
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
 		return errFenced

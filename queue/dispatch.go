@@ -34,9 +34,13 @@ type delivery struct {
 // handed back for want of a host slot are not.
 func (d *delivery) attempts() int { return max(d.delivered-d.waits, 1) }
 
-// waitKey is the key of FETCH_WAITS that counts the hand-backs of the job
-// of key at seq.
-func waitKey(key string, seq uint64) string { return key + "." + strconv.FormatUint(seq, 10) }
+// jobKey names the job of key at seq in FETCH_WAITS and FETCH_CLAIMS:
+// "<key>.<epoch>.<seq>", epoch the creation time of FETCH_JOBS, so that
+// a stream deleted and made again, whose sequences start over, meets no
+// key of the old one's jobs.
+func (q *Queue) jobKey(key string, seq uint64) string {
+	return key + "." + q.epoch + "." + strconv.FormatUint(seq, 10)
+}
 
 // prepare reads a message taken from the queue: the job, its URL, the
 // address its lease is for, and, for a job delivered before, how many of
@@ -54,7 +58,7 @@ func (r *run) prepare(ctx context.Context, msg jetstream.Msg) *delivery {
 		return d
 	}
 	if d.delivered > 1 && r.w.Queue.waits != nil {
-		if e, err := r.w.Queue.waits.Get(ctx, waitKey(Key(d.job.URL), d.seq)); err == nil {
+		if e, err := r.w.Queue.waits.Get(ctx, r.w.Queue.jobKey(Key(d.job.URL), d.seq)); err == nil {
 			d.waits, _ = strconv.Atoi(string(e.Value()))
 		} else if !errors.Is(err, jetstream.ErrKeyNotFound) {
 			r.logf("reading the waits of job %d: %v", d.seq, err)
@@ -74,7 +78,7 @@ func (r *run) prepare(ctx context.Context, msg jetstream.Msg) *delivery {
 // for a try at fetching it: waiting costs a job none of its MaxDeliver.
 func (r *run) handBack(ctx context.Context, d *delivery, delay time.Duration) {
 	if q := r.w.Queue.waits; q != nil {
-		if _, err := q.Put(ctx, waitKey(Key(d.job.URL), d.seq), []byte(strconv.Itoa(d.waits+1))); err != nil {
+		if _, err := q.Put(ctx, r.w.Queue.jobKey(Key(d.job.URL), d.seq), []byte(strconv.Itoa(d.waits+1))); err != nil {
 			r.logf("counting a wait of job %d: %v", d.seq, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -112,6 +113,7 @@ type Queue struct {
 	hosts   jetstream.KeyValue
 	waits   jetstream.KeyValue
 	claims  jetstream.KeyValue
+	epoch   string // FETCH_JOBS's creation time, in jobKey
 	stats   jetstream.KeyValue
 	results jetstream.Stream
 	emb     *embedded // the server this process runs, or the one it connects to
@@ -253,6 +255,7 @@ func (q *Queue) setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	q.epoch = strconv.FormatInt(q.jobs.CachedInfo().Created.Unix(), 36)
 	q.consCfg = jetstream.ConsumerConfig{
 		Durable:     Consumer,
 		Description: "fetch workers",

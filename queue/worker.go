@@ -415,7 +415,7 @@ func (r *run) finish(ctx context.Context, d *delivery, key string, rec Record, s
 	msg := d.msg
 	if d.waits > 0 {
 		// Its count of waits is of no more use.
-		defer r.w.Queue.waits.Delete(context.WithoutCancel(ctx), waitKey(key, d.seq))
+		defer r.w.Queue.waits.Delete(context.WithoutCancel(ctx), r.w.Queue.jobKey(key, d.seq))
 	}
 	if ferr != nil {
 		rec.Status = r.status(ferr)
