@@ -141,3 +141,27 @@ func (c Crawl) crawler(r *run, fr *Frontier, par, perHost int) *crawl.Crawler {
 		Visit:          r.visit(fr),
 	}
 }
+
+// crawlStats counts the fleet crawl's frontier: nil when no crawl was
+// started.
+func (q *Queue) crawlStats(ctx context.Context) (*CrawlStats, error) {
+	s, err := q.js.Stream(ctx, CrawlStream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
+	}
+	st := &CrawlStats{Seen: s.CachedInfo().State.Msgs}
+	c, err := q.js.Consumer(ctx, CrawlStream, CrawlConsumer)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		st.Queued = st.Seen
+		return st, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
+	}
+	ci := c.CachedInfo()
+	st.Queued, st.InFlight = ci.NumPending, ci.NumAckPending
+	return st, nil
+}

@@ -558,6 +558,15 @@ type Stats struct {
 	InFlight int    `json:"in_flight"` // jobs delivered and not yet acknowledged
 	Done     uint64 `json:"done"`      // jobs fetched and stored
 	Failed   uint64 `json:"failed"`    // jobs that failed for good, recorded
+	// Crawl is the fleet crawl's frontier, when a crawl was started.
+	Crawl *CrawlStats `json:"crawl,omitempty"`
+}
+
+// CrawlStats is the state of the fleet crawl's frontier.
+type CrawlStats struct {
+	Seen     uint64 `json:"seen"`      // URLs the crawl ever queued
+	Queued   uint64 `json:"queued"`    // links not yet taken by a worker
+	InFlight int    `json:"in_flight"` // links taken and not yet done
 }
 
 // Stats reports the queue's progress. Queued and InFlight are the
@@ -579,7 +588,8 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	if s.Failed, err = q.count(ctx, ResultSubject+".failed.>"); err != nil {
 		return s, err
 	}
-	return s, nil
+	s.Crawl, err = q.crawlStats(ctx)
+	return s, err
 }
 
 // errNoSlot says a job's host has every lease taken.

@@ -355,6 +355,9 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 0
 	}
 	fmt.Fprintf(stdout, "queued: %d\nin flight: %d\ndone: %d\nfailed: %d\n", s.Queued, s.InFlight, s.Done, s.Failed)
+	if c := s.Crawl; c != nil {
+		fmt.Fprintf(stdout, "crawl: %d URLs seen, %d queued, %d in flight\n", c.Seen, c.Queued, c.InFlight)
+	}
 	for _, w := range workers {
 		c := w.Counts
 		fmt.Fprintf(stdout, "worker %s (at %s): %d done, %d failed, %d bytes, %d handed back, %d lease waits\n",

@@ -39,7 +39,13 @@ func TestEnqueueRecursive(t *testing.T) {
 	if !strings.Contains(out, "1 seeds queued") {
 		t.Errorf("enqueue -r said %q", out)
 	}
+	if out := runQueue(t, "results", "--state", state); !strings.Contains(out, "crawl: 1 URLs seen, 1 queued, 0 in flight") {
+		t.Errorf("fetch results before the crawl said %q", out)
+	}
 	runQueue(t, "worker", "--state", state, "--store", store, "--drain", "-s")
+	if out := runQueue(t, "results", "--state", state, "--json"); !strings.Contains(out, `"crawl":{"seen":3,"queued":0,"in_flight":0}`) {
+		t.Errorf("fetch results --json after the crawl said %q", out)
+	}
 	got := stored(t, store)
 	want := map[string]int{site.URL + "/": 0, site.URL + "/a": 0, site.URL + "/b": 0}
 	if len(got) != len(want) {
