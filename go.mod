@@ -14,7 +14,6 @@ require (
 	github.com/andybalholm/brotli v1.3.0
 	github.com/klauspost/compress v1.20.3
 	github.com/temoto/robotstxt v1.1.2
-	go.etcd.io/bbolt v1.4.3
 	golang.org/x/net v0.60.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0

@@ -46,7 +46,7 @@ func Example_fetch() {
 	os.WriteFile(p, []byte("hello, RFC 1738\n"), 0o644)
 
 	c := new(fetch.Client)
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	defer c.Close()
 
 	res, err := c.Fetch(context.Background(), "file://"+p)
@@ -66,7 +66,7 @@ func Example_fetch() {
 // password.
 func Example_errors() {
 	c := new(fetch.Client)
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	_, err := c.Fetch(context.Background(), "file:///no/such/file")
 	fmt.Println(errors.Is(err, fetch.NotFound), fetch.KindOf(err))
 	// Output:

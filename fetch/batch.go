@@ -29,10 +29,14 @@ type Batch struct {
 	Client *Client
 	// Parallel caps the transfers in progress. Zero means 8.
 	Parallel int
-	// PerHost caps the transfers in progress to one scheme://host:port.
-	// Zero means 2. The Client's own PerHost cap applies too. Where the
-	// scheme's handler pipelines (see Pipeliner), the cap is PerHost times
-	// its Pipelining: PerHost connections' worth.
+	// PerHost, when positive, lowers the Client's per-host cap
+	// (Client.PerHost) for the batch's transfers: at most PerHost
+	// connections' worth of transfers to one scheme://host:port, or the
+	// Client's cap when that is lower. Zero means the Client's cap. Where
+	// the scheme's handler pipelines (see Pipeliner), the cap is PerHost
+	// times its Pipelining. The batch holds a host's URLs back in the
+	// host's queue at its cap, so that no worker waits on the Client for
+	// a slot while other hosts' URLs could go.
 	PerHost int
 	// Rate caps the requests started per second to one host; zero means
 	// no cap. HostRate, when set, may give a host a rate of its own.
@@ -182,11 +186,16 @@ func (b *Batch) parallel() int {
 	return 8
 }
 
-func (b *Batch) perHost() int {
-	if b.PerHost > 0 {
-		return b.PerHost
+// hostCap returns the transfers the batch lets run at once to the host of
+// u, whose handler is h (nil when there is none): PerHost or the Client's
+// per-host cap, whichever is lower, in connections' worth (transferCap).
+// Zero means no cap.
+func (b *Batch) hostCap(h Handler, u *url.URL) int {
+	conns := b.Client.perHost()
+	if b.PerHost > 0 && (conns == 0 || b.PerHost < conns) {
+		conns = b.PerHost
 	}
-	return 2
+	return transferCap(conns, h, u)
 }
 
 // hostID is the queue a URL waits in: its scheme, host (lower-cased) and

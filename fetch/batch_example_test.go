@@ -18,7 +18,7 @@ import (
 // lines of a file read as the batch goes. The callback runs concurrently,
 // with each Body open; it sees every URL's success or final failure once.
 func ExampleBatch() {
-	c := new(fetch.Client) // schemes.Register(c, schemes.Config{}) registers the real schemes
+	c := new(fetch.Client) // schemes.Register(c) registers the real schemes
 	c.Register("gopher", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 		sel := req.URL.Gopher().Selector
 		return &fetch.Resource{Size: int64(len(sel)), Body: io.NopCloser(strings.NewReader(sel))}, nil
@@ -72,7 +72,7 @@ func Example_crawlLoop() {
 		Parser: url.Parser{Lenient: true}, // text from servers: lenient
 		Policy: fetch.Policy{DenyPrivate: true, Schemes: []string{"gopher", "ftp", "http", "https"}},
 	}
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	defer c.Close()
 	retry := fetch.RetryPolicy{Attempts: 3}
 	seed, _ := c.Parser.Parse("gopher://gopher.example/")

@@ -37,7 +37,6 @@ type scheduler struct {
 	quit     chan struct{}   // closed when the loop returns
 	pending  int             // URLs read and not yet finished
 	active   int             // workers running
-	perHost  int
 	parallel int
 }
 
@@ -45,7 +44,7 @@ type hostQueue struct {
 	id       hostID
 	queue    []*job
 	active   int
-	cap      int // the transfers it may have in progress
+	cap      int // the transfers it may have in progress; 0: no cap
 	lim      *rate.Limiter
 	sleeping bool // waiting for the rate limiter
 	listed   bool // in the ready list
@@ -108,7 +107,6 @@ func newScheduler(b *Batch, ctx context.Context, g *errgroup.Group, fn func(cont
 		jobs:     make(chan *job, par),
 		wake:     make(chan *hostQueue),
 		quit:     make(chan struct{}),
-		perHost:  b.perHost(),
 		parallel: par,
 	}
 }
@@ -202,10 +200,8 @@ func (s *scheduler) add(j *job, p url.Parser) {
 	id := hostOf(u)
 	h := s.hosts[id]
 	if h == nil {
-		h = &hostQueue{id: id, cap: s.perHost}
-		if hd, ok := s.b.Client.Handler(u.Scheme); ok {
-			h.cap *= perConn(hd, u)
-		}
+		hd, _ := s.b.Client.Handler(u.Scheme)
+		h = &hostQueue{id: id, cap: s.b.hostCap(hd, u)}
 		lim := s.b.Rate
 		if s.b.HostRate != nil {
 			if hr := s.b.HostRate(hostKey(u)); hr != 0 {
@@ -227,7 +223,7 @@ func (s *scheduler) add(j *job, p url.Parser) {
 
 // eligible reports whether h may start a job now.
 func (s *scheduler) eligible(h *hostQueue) bool {
-	return len(h.queue) > 0 && h.active < h.cap && !h.sleeping
+	return len(h.queue) > 0 && (h.cap == 0 || h.active < h.cap) && !h.sleeping
 }
 
 // mark puts h on the ready list when it may start a job.

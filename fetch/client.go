@@ -32,10 +32,13 @@ type Client struct {
 	// IdleTimeout bounds each wait for a peer. Zero means
 	// DefaultIdleTimeout.
 	IdleTimeout time.Duration
-	// PerHost caps the transfers in progress to one host:port. Zero means
-	// 2; a negative value means no cap. To a handler that pipelines (see
-	// Pipeliner) the cap is PerHost times its Pipelining: PerHost
-	// connections' worth.
+	// PerHost caps the transfers in progress to one host:port, and the
+	// connections a handler keeps open there (see
+	// Request.MaxConnsPerHost), idle or in use. Zero means 2; a negative
+	// value means no cap. To a handler that pipelines (see Pipeliner) the
+	// cap on transfers is PerHost times its Pipelining: PerHost
+	// connections' worth. It is the one per-host cap: a Batch may lower
+	// it for its own transfers (Batch.PerHost), never raise it.
 	PerHost int
 	// Trace receives the protocol trace of every request whose own Trace
 	// is nil (NewTrace makes one of an io.Writer); nil traces nothing.
@@ -128,11 +131,13 @@ func (c *Client) Register(scheme string, h Handler) {
 }
 
 // Replace makes h the handler for scheme in place of the one registered
-// before, which it returns (nil when there was none): how a program keeps
-// every built-in handler of schemes.Register but one, configured its own
-// way. Requests already in progress finish with the old handler; closing
-// it, if it holds connections, is the caller's affair. Replace panics if
-// h is nil.
+// before, which it returns (nil when there was none): how a program puts a
+// handler configured its own way in place of the default that
+// schemes.Register gave the scheme. A handler that serves several schemes
+// (http and https) is replaced in each, with one handler, so that they
+// keep sharing its connections. Requests already in progress finish with
+// the old handler; closing it, if it holds connections, is the caller's
+// affair. Replace panics if h is nil.
 func (c *Client) Replace(scheme string, h Handler) (old Handler) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -369,6 +374,7 @@ func (c *Client) prepare(op string, req *Request) (Handler, *call, error) {
 	r.dialer = c.DialContext
 	r.resolver = c.Resolver
 	r.net = c.netOpts()
+	r.perHost = c.PerHost
 	if r.chain == nil {
 		r.chain = &cl.chain
 	}

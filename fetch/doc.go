@@ -47,7 +47,8 @@
 // and Client.Resolver when set: that is where a program adds a proxy or a
 // test network. A pooled connection is judged again, by
 // Request.CheckReuse, before it is reused. At most Client.PerHost transfers
-// to one address run at once; a handler that knows the address a URL
+// to one address run at once, and a handler that pools connections keeps
+// no more than that many open there (Request.MaxConnsPerHost); a handler that knows the address a URL
 // without a host will dial says so as an Addresser, and each hop the
 // Client follows gives up its slot before it takes one for its own host.
 //

@@ -117,7 +117,7 @@ func TestFSFile(t *testing.T) {
 		}
 	}
 	c := new(fetch.Client)
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	root := "file://" + filepath.ToSlash(dir) + "/"
 	if !strings.HasPrefix(root, "file:///") {
 		root = "file:///" + strings.TrimPrefix(root, "file://")
@@ -149,7 +149,7 @@ func TestFSFile(t *testing.T) {
 // Walking an FTP server's tree with io/fs.
 func ExampleNewFS() {
 	c := new(fetch.Client)
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	fsys, err := fetch.NewFS(context.Background(), c, "ftp://ftp.example/pub/")
 	if err != nil {
 		log.Fatal(err)

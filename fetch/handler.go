@@ -65,10 +65,11 @@ type Planner interface {
 // Pipeliner is implemented by handlers whose connections can carry more
 // than one request at a time (HTTP/1.1 pipelining). Pipelining returns
 // how many requests for URLs like u (its scheme, host and port) one
-// connection carries; a value below 2 means one. The per-host caps
-// (Client.PerHost, Batch.PerHost) count connections' worth of transfers:
-// to such a host, PerHost times Pipelining transfers may be in progress,
-// over no more than PerHost connections.
+// connection carries; a value below 2 means one. The per-host cap
+// (Client.PerHost, which a Batch's PerHost may lower) counts connections'
+// worth of transfers: to such a host, PerHost times Pipelining transfers
+// may be in progress, over no more than PerHost connections
+// (Request.MaxConnsPerHost).
 type Pipeliner interface {
 	Pipelining(u *url.URL) int
 }
@@ -130,6 +131,11 @@ type Request struct {
 	// error is returned; nil discards it. Schemes whose errors have no
 	// body ignore it.
 	ErrorBody io.Writer
+	// Capture asks the handler to keep the heads of the exchange as they
+	// went over the connection in Resource.Capture (the hops' too), for
+	// an archive: the http handler keeps them. Handlers that cannot
+	// ignore it.
+	Capture bool
 	// WantModTime asks for the resource's modification time where the
 	// protocol tells it only when asked (FTP's MDTM, one more command):
 	// Resource.ModTime then holds it. Schemes that always tell (HTTP's
@@ -164,6 +170,7 @@ type Request struct {
 	resolver Resolver
 	net      *netOpts
 	chain    *chain
+	perHost  int // the Client's PerHost (see MaxConnsPerHost)
 	// slot is the per-host slot the Client holds for this request while
 	// its handler runs.
 	slot *heldSlot
@@ -225,6 +232,15 @@ func (r *Request) EffectiveConnectTimeout() time.Duration {
 	}
 	return DefaultConnectTimeout
 }
+
+// MaxConnsPerHost returns how many connections the request's handler may
+// keep open to its host and port, idle or in use: the PerHost of the
+// Client that made the request, 2 when that is zero, and 0, no cap, when
+// it is negative. A handler that pools connections sizes its pool by it,
+// so that the Client's per-host cap is the one cap on both transfers and
+// connections, whenever PerHost was set. A request made without a Client
+// (a handler called directly) gets 2, as from a zero Client.
+func (r *Request) MaxConnsPerHost() int { return perHostCap(r.perHost) }
 
 // EffectiveIdleTimeout returns IdleTimeout, or DefaultIdleTimeout when it
 // is zero. Handlers use it for every wait on the peer.

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"errors"
 	"io"
 
@@ -40,8 +41,9 @@ type hops struct {
 // next judges the redirect res, received for the Client's copy r of a
 // request, and returns the request of the hop to make; or nil, with a nil
 // error, when CheckRedirect asked for res itself. With an error, res's
-// Body is closed. Before it returns a hop, next closes res's Body, which
-// frees r's per-host slot: the hop then takes one of its own host's, and
+// Body is closed. Before it returns a hop, next closes res's Body (read
+// first, and kept when small, for a request that asks for captures: see
+// keepHopBody), which frees r's per-host slot: the hop then takes one of its own host's, and
 // two fetches that redirect into each other's hosts cannot hold each
 // other's slots.
 func (hs *hops) next(c *Client, r *Request, res *Resource) (*Request, error) {
@@ -75,9 +77,29 @@ func (hs *hops) next(c *Client, r *Request, res *Resource) (*Request, error) {
 		}
 	}
 	r.Trace.Notef("redirect %d of at most %d: to %s", len(hs.via), max, target.Redacted())
-	res.Body.Close()
-	res.Body = NoBody
+	if r.Capture {
+		res.Body = keepHopBody(res.Body)
+	} else {
+		res.Body.Close()
+		res.Body = NoBody
+	}
 	return next, nil
+}
+
+// MaxHopBody is the longest body of a hop that the Client keeps, when
+// the request asks for captures (Request.Capture), for an archive to
+// record.
+const MaxHopBody = 64 << 10
+
+// keepHopBody reads a hop's body, closes it, and returns it in memory
+// when it came whole within MaxHopBody bytes; NoBody otherwise.
+func keepHopBody(body io.ReadCloser) io.ReadCloser {
+	b, err := io.ReadAll(io.LimitReader(body, MaxHopBody+1))
+	body.Close()
+	if err != nil || len(b) > MaxHopBody {
+		return NoBody
+	}
+	return io.NopCloser(bytes.NewReader(b))
 }
 
 // end returns the result of a followed fetch: res, with the hops passed

@@ -51,9 +51,15 @@ type Resource struct {
 	Redirect *url.URL
 	// Via holds the redirects and referrals the Client followed on the
 	// way to this resource, the first first, each with its Redirect, URL,
-	// Status and Header; their bodies are closed (Body is NoBody). It is
-	// nil when the first request was answered directly.
+	// Status and Header; their bodies are closed (Body is NoBody), but
+	// for a request that asked for captures (Request.Capture): a body
+	// that came whole within MaxHopBody bytes is then kept in memory in
+	// Body. It is nil when the first request was answered directly.
 	Via []*Resource
+	// Capture holds the heads of the exchange as they went over the
+	// connection, when the Request asked for them (Request.Capture) and
+	// the handler keeps them; nil otherwise. A hop in Via has its own.
+	Capture *Capture
 	// FromPublic reports that a connection this fetch used, or one a hop
 	// on its way used, went to a public address (one Policy.DenyPrivate
 	// would not refuse). A link found in the resource leads from a public

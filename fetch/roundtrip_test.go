@@ -301,7 +301,7 @@ func TestRoundTripperListing(t *testing.T) {
 // An http.Client that fetches gopher and FTP URLs too.
 func ExampleNewRoundTripper() {
 	c := new(fetch.Client)
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	rt := fetch.NewRoundTripper(c)
 	for _, s := range []string{"gopher", "ftp", "news", "nntp", "wais", "prospero", "file"} {

@@ -6,6 +6,8 @@ import (
 	"net"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/rfc1738/fetch/url"
 )
 
 // An Addresser is a Handler that can name the address ("host:port") a
@@ -14,6 +16,38 @@ import (
 // address's per-host limit. Address returns "" when it cannot tell.
 type Addresser interface {
 	Address(req *Request) string
+}
+
+// defaultPerHost is the per-host cap of a Client whose PerHost is zero,
+// and of a request made without a Client.
+const defaultPerHost = 2
+
+// perHostCap returns the connections' worth of transfers a PerHost of n
+// lets run to one host: n, defaultPerHost when n is zero, and 0 (no cap)
+// when n is negative.
+func perHostCap(n int) int {
+	switch {
+	case n < 0:
+		return 0
+	case n == 0:
+		return defaultPerHost
+	}
+	return n
+}
+
+// perHost is the Client's per-host cap in connections: see PerHost. Zero
+// means none.
+func (c *Client) perHost() int { return perHostCap(c.PerHost) }
+
+// transferCap returns the transfers that a cap of conns connections to
+// one host lets run at once to URLs like u, whose handler is h (nil when
+// there is none): conns times h's Pipelining (see Pipeliner). Zero means
+// no cap. The Client's slots and a Batch's host queues both count by it.
+func transferCap(conns int, h Handler, u *url.URL) int {
+	if h == nil {
+		return conns
+	}
+	return conns * perConn(h, u)
 }
 
 // slots is the per-host semaphore of one address, with the number of
@@ -96,15 +130,11 @@ func (c *Client) hold(ctx context.Context, h Handler, cl *call) (*heldSlot, erro
 // acquire waits for a transfer slot to the request's address, and
 // records it in hs.
 func (c *Client) acquire(ctx context.Context, h Handler, r *Request, hs *heldSlot) error {
-	n := c.PerHost
-	if n == 0 {
-		n = 2
-	}
+	n := transferCap(c.perHost(), h, r.URL)
 	key, ok := address(h, r)
-	if n < 0 || !ok {
+	if n == 0 || !ok {
 		return nil // hs.s is nil: no limit to count against
 	}
-	n *= perConn(h, r.URL)
 	c.mu.Lock()
 	if c.hosts == nil {
 		c.hosts = make(map[slotKey]*slots)

@@ -207,6 +207,11 @@ func TestCrawlWARC(t *testing.T) {
 			t.Errorf("%s: the record holds sha256 %s, the mirrored file %s", tt.uri, rec.ContentSHA256, want)
 		}
 	}
+	// The FTP directory, listed by one LIST, is recorded too (issue 25):
+	// the text the crawl rendered, one entry a line.
+	if rec, ok := byURI[ftp+"/pub/"]; !ok || !strings.HasPrefix(rec.ContentType, "text/plain") {
+		t.Errorf("the FTP directory %s/pub/: record %+v (found %v), want a text/plain resource record", ftp, rec, ok)
+	}
 	if len(recs) == 0 || recs[0].Type != "warcinfo" {
 		t.Errorf("the file does not start with warcinfo")
 	}

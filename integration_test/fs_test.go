@@ -23,7 +23,7 @@ func newFS(t *testing.T, root string) fs.FS {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	c := new(fetch.Client)
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	t.Cleanup(func() { c.Close() })
 	fsys, err := fetch.NewFS(ctx, c, root)
 	if err != nil {

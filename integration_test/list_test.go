@@ -21,7 +21,7 @@ func listAll(t *testing.T, rawURL string) ([]fetch.Entry, int) {
 	t.Helper()
 	c := &fetch.Client{Parser: url.Parser{Lenient: true}}
 	c.Policy.AllowPortOverride = true
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	t.Cleanup(func() { c.Close() })
 	u, err := c.Parser.Parse(rawURL)
 	if err != nil {

@@ -12,8 +12,11 @@
 // duplicate window is stored in the stream once. Workers share one durable
 // pull consumer, FETCH_WORKERS, with explicit acknowledgement: AckWait
 // bounds how long a job may stay unacknowledged before JetStream hands it to
-// another worker (a worker that is killed loses nothing), and MaxDeliver
-// bounds the deliveries of one job.
+// another worker (a worker that is killed loses nothing). The consumer
+// redelivers without limit; Options.MaxDeliver bounds a job's fetch
+// attempts, judged by the worker: its delivery of that number records the
+// outcome. A failure of the queue (a server or a stream leader gone) is
+// never an attempt: the worker holds the job and tries the queue again.
 //
 // # Results
 //

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
 )
@@ -10,3 +11,7 @@ func LeaseAddress(c *fetch.Client, u *url.URL) string {
 	r := &run{w: &Worker{Client: c}}
 	return r.address(u)
 }
+
+// JetStreamOf is q's JetStream context, for a test to act on the streams
+// behind the queue's back.
+func JetStreamOf(q *Queue) jetstream.JetStream { return q.js }

@@ -54,7 +54,13 @@ type Options struct {
 	// on long fetches, so this bounds the time to notice a dead worker,
 	// not a fetch's length.
 	AckWait time.Duration
-	// MaxDeliver bounds the deliveries of one job. Zero means 5.
+	// MaxDeliver bounds the fetch attempts of one job: the attempt of
+	// that number records the outcome, whatever it is. Zero means 5.
+	// Deliveries handed back for want of a host slot are no attempts
+	// (FETCH_WAITS counts them); others that attempt nothing (a worker
+	// stopping) count. The consumer itself redelivers a job without
+	// limit: a job is never left in the stream undelivered because its
+	// deliveries ran out.
 	MaxDeliver int
 	// LeaseTTL is how long a dead worker's per-host lease lasts. Zero
 	// means 30 seconds.
@@ -261,10 +267,10 @@ func (q *Queue) setup(ctx context.Context) error {
 		Description: "fetch workers",
 		AckPolicy:   jetstream.AckExplicitPolicy,
 		AckWait:     q.opts.ackWait(),
-		// Unbounded here: a job handed back for want of a host slot is
-		// delivered again without a try, so the worker counts the tries
-		// (deliveries less the waits FETCH_WAITS counts) against
-		// Options.MaxDeliver itself.
+		// Unlimited: the worker judges a job's last attempt (see
+		// Options.MaxDeliver), counting the tries (deliveries less the
+		// waits for a host slot FETCH_WAITS counts); a limit here would
+		// strand a job whose last delivery was handed back.
 		MaxDeliver:    -1,
 		MaxAckPending: 10000,
 		Replicas:      q.jobs.CachedInfo().Config.Replicas,

@@ -25,6 +25,7 @@ import (
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/queue"
 	"github.com/rfc1738/fetch/schemes"
+	"github.com/rfc1738/fetch/schemes/nntp"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -61,7 +62,7 @@ func newSite(t *testing.T, delay time.Duration) *site {
 
 func client(t *testing.T) *fetch.Client {
 	c := &fetch.Client{Parser: url.Parser{Lenient: true}, PerHost: -1}
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -327,7 +328,11 @@ func TestKeyIsTheNormalizedURL(t *testing.T) {
 // server its handler dials.
 func TestNewsJobLeasesItsServer(t *testing.T) {
 	c := &fetch.Client{Parser: url.Parser{Lenient: true}}
-	schemes.Register(c, schemes.Config{NNTPServer: "news.example:1119"})
+	schemes.Register(c)
+	news := &nntp.Handler{Server: "news.example:1119"}
+	for _, s := range []string{"news", "snews", "nntp", "nntps"} {
+		c.Replace(s, news)
+	}
 	t.Cleanup(func() { c.Close() })
 	u, err := c.Parser.Parse("news:comp.infosystems")
 	if err != nil {
@@ -429,5 +434,72 @@ func TestEmbeddedServerListen(t *testing.T) {
 	again, _ := os.ReadFile(filepath.Join(state, "server.url"))
 	if string(again) != string(u) {
 		t.Errorf("the second server listens at %q, the first at %q: the port is not kept", again, u)
+	}
+}
+
+// A failure of the queue is no fetch attempt. With the results stream gone
+// for a while, a worker holds each job it stored and publishes the result
+// once the stream is back; handing the job back instead would spend its
+// deliveries (two here) and leave it in the stream, undelivered for good,
+// with no result published.
+func TestResultsStreamAwaySpendsNoDelivery(t *testing.T) {
+	s := newSite(t, 0)
+	state, store := t.TempDir(), t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts := queue.Options{StateDir: state, AckWait: 5 * time.Second, LeaseTTL: 3 * time.Second, MaxDeliver: 2}
+	q, err := queue.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	urls := []string{s.URL + "/a", s.URL + "/b", s.URL + "/c"}
+	if _, _, err := q.Enqueue(ctx, jobs(urls)); err != nil {
+		t.Fatal(err)
+	}
+	if err := queue.JetStreamOf(q).DeleteStream(ctx, queue.ResultStream); err != nil {
+		t.Fatal(err)
+	}
+	st, err := queue.OpenStore(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failures atomic.Int32
+	w := &queue.Worker{Queue: q, Client: client(t), Store: st, Parallel: 4, Drain: true,
+		Logf: func(format string, args ...any) {
+			if strings.HasPrefix(format, "publishing the result") {
+				failures.Add(1)
+			}
+		}}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	// Three failed publications a job: more than its deliveries.
+	for failures.Load() < int32(3*len(urls)) {
+		select {
+		case err := <-done:
+			t.Fatalf("the worker stopped (%v) while the results stream was away", err)
+		case <-ctx.Done():
+			t.Fatal("no publication of a result was tried")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	// Opening the queue again makes the missing stream.
+	q2, err := queue.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q2.Close() })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests.Load(); got != int32(len(urls)) {
+		t.Errorf("%d requests, want %d: a job was fetched again", got, len(urls))
+	}
+	stats, err := q.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (queue.Stats{Done: uint64(len(urls))}); stats != want {
+		t.Errorf("Stats = %+v, want %+v", stats, want)
 	}
 }

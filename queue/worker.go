@@ -273,8 +273,10 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 	d.commit = true
 	if d.delivered > 1 {
 		if d.claim, err = r.w.Queue.claim(ctx, key, d.seq, r.id); err != nil {
+			// A failure of the queue spends no try: the job goes back
+			// counted as a wait.
 			r.logf("%v; the job goes back to the queue", err)
-			msg.NakWithDelay(time.Second)
+			r.handBack(context.WithoutCancel(ctx), d, time.Second)
 			return nil
 		}
 	}
@@ -306,8 +308,9 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 		return nil
 	}
 	if ferr != nil && errors.Is(context.Cause(busy), errLeaseLost) {
+		// No try of the job's: it goes back counted as a wait.
 		r.logf("%s: %v; the job goes back to the queue", redacted(job.URL), context.Cause(busy))
-		msg.NakWithDelay(time.Second)
+		r.handBack(context.WithoutCancel(ctx), d, time.Second)
 		return nil
 	}
 	if ferr != nil && !last {
@@ -344,13 +347,27 @@ func (r *run) address(u *url.URL) string {
 
 // slot takes a lease on hostport, waiting a little for one to free; on the
 // job's last delivery it waits as long as it takes, so that politeness
-// never costs a job.
+// never costs a job. A failure of the queue is logged and tried again
+// until ctx is done.
 func (r *run) slot(ctx context.Context, hostport string, last bool) (*lease, error) {
 	wait := 20 * time.Millisecond
 	start := time.Now()
 	deadline := start.Add(time.Second)
+	var retry backoff
 	for waited := false; ; waited = true {
 		l, err := r.leases.acquire(ctx, hostport)
+		if err != nil && !errors.Is(err, errNoSlot) && ctx.Err() == nil {
+			d := retry.next()
+			r.logf("%v; again in %v", err, d.Round(time.Millisecond))
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(d):
+			}
+			// The time the queue was away is no wait for a slot.
+			deadline = time.Now().Add(time.Second)
+			continue
+		}
 		if !errors.Is(err, errNoSlot) {
 			if waited {
 				r.w.Metrics.leaseWait(time.Since(start))
@@ -430,7 +447,7 @@ func (r *run) finish(ctx context.Context, d *delivery, key string, rec Record, s
 	if d.commit {
 		// The commit point every worker sees: only the job's last
 		// delivery passes it.
-		if err := r.w.Queue.commit(ctx, key, d.seq, d.claim, r.id); err != nil {
+		if err := r.commit(ctx, d, key); err != nil {
 			if sp != nil {
 				sp.discard()
 			}
@@ -441,8 +458,7 @@ func (r *run) finish(ctx context.Context, d *delivery, key string, rec Record, s
 				r.logf("%s: %v", redacted(rec.URL), err)
 				return nil
 			}
-			r.logf("%v; the job goes back to the queue", err)
-			msg.NakWithDelay(time.Second)
+			msg.Nak() // stopping
 			return nil
 		}
 	}
@@ -454,12 +470,14 @@ func (r *run) finish(ctx context.Context, d *delivery, key string, rec Record, s
 		msg.Nak()
 		return err
 	}
-	// From here on the result is stored: a failure of the queue leaves
-	// the job to be delivered again, recognised as stored, and its result
-	// published then.
-	if err := r.w.Queue.publishResult(ctx, key, rec); err != nil {
-		r.logf("publishing the result of %s: %v; the job goes back to the queue", redacted(rec.URL), err)
-		msg.NakWithDelay(time.Second)
+	// From here on the result is stored. Its publication is tried until
+	// it succeeds, the job held meanwhile (handing it back would spend a
+	// delivery on a failure of the queue, and a job whose deliveries ran
+	// out would never publish its result). A worker that stops or dies
+	// meanwhile leaves the job to be delivered again, recognised as
+	// stored, and its result published then.
+	if err := r.publish(ctx, msg, key, rec); err != nil {
+		msg.Nak()
 		return nil
 	}
 	if ferr != nil {
@@ -478,6 +496,48 @@ func (r *run) finish(ctx context.Context, d *delivery, key string, rec Record, s
 		r.w.OnResult(rec)
 	}
 	return nil
+}
+
+// commit passes the job's commit point, trying again after a failure of
+// the queue, with a growing delay, until it passes, is fenced (errFenced)
+// or ctx is done; meanwhile it tells JetStream the job is in progress.
+func (r *run) commit(ctx context.Context, d *delivery, key string) error {
+	var retry backoff
+	for {
+		err := r.w.Queue.commit(ctx, key, d.seq, d.claim, r.id)
+		if err == nil || errors.Is(err, errFenced) || ctx.Err() != nil {
+			return err
+		}
+		wait := retry.next()
+		r.logf("%v; again in %v", err, wait.Round(time.Millisecond))
+		d.msg.InProgress()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// publish publishes the result rec of msg's job, trying again after a
+// failure of the queue, with a growing delay, until it succeeds or ctx is
+// done; meanwhile it tells JetStream the job is in progress.
+func (r *run) publish(ctx context.Context, msg jetstream.Msg, key string, rec Record) error {
+	var retry backoff
+	for {
+		err := r.w.Queue.publishResult(ctx, key, rec)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		d := retry.next()
+		r.logf("publishing the result of %s: %v; again in %v", redacted(rec.URL), err, d.Round(time.Millisecond))
+		msg.InProgress()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+	}
 }
 
 // retry is the Worker's retry policy, with its defaults filled in.

@@ -44,7 +44,7 @@ func TestRegisteredHopRule(t *testing.T) {
 		},
 	}
 	c := &fetch.Client{DialContext: n.DialContext, Resolver: n}
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	defer c.Close()
 	for _, tt := range []struct {
 		url  string

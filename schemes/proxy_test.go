@@ -21,7 +21,7 @@ func TestEverySchemeThroughProxy(t *testing.T) {
 	for _, kind := range []string{"socks5", "http"} {
 		px := fetchtest.NewProxy(t, fetchtest.ProxyConfig{Kind: kind, Hosts: map[string]string{"origin.test": "127.0.0.1"}})
 		c := &fetch.Client{Proxy: fetch.ProxyAll(px.URL, ""), ConnectTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second}
-		schemes.Register(c, schemes.Config{})
+		schemes.Register(c)
 		for _, u := range []string{
 			"ftp://origin.test:" + port + "/f",
 			"gopher://origin.test:" + port + "/0x",

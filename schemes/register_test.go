@@ -4,19 +4,36 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
-	httpscheme "github.com/rfc1738/fetch/schemes/http"
 )
 
-// HTTP keeps as many connections to a host as the Client lets transfers
-// run there, so that parallel transfers do not queue for a connection.
-func TestHTTPConnectionsFollowPerHost(t *testing.T) {
-	c := &fetch.Client{PerHost: 20}
-	Register(c, Config{})
-	h, ok := c.Handler("http")
-	if !ok {
-		t.Fatal("no http handler")
+// TestRegisterShares: Register gives every built-in scheme a handler, and
+// the schemes the package doc groups share one, so that a program
+// replacing the group's handler (Client.Replace on each) keeps one pool
+// for them.
+func TestRegisterShares(t *testing.T) {
+	c := new(fetch.Client)
+	Register(c)
+	groups := [][]string{
+		{"http", "https"},
+		{"ftp", "ftps"},
+		{"gopher", "gophers"},
+		{"news", "snews", "nntp", "nntps"},
+		{"mailto"}, {"telnet"}, {"wais"}, {"prospero"}, {"file"},
 	}
-	if got := h.(*httpscheme.Handler).MaxConnsPerHost; got != 20 {
-		t.Errorf("MaxConnsPerHost = %d, want the Client's PerHost 20", got)
+	seen := map[fetch.Handler]string{}
+	for _, g := range groups {
+		first, ok := c.Handler(g[0])
+		if !ok {
+			t.Fatalf("no handler for %s", g[0])
+		}
+		if s, dup := seen[first]; dup {
+			t.Errorf("%s shares its handler with %s, of another group", g[0], s)
+		}
+		seen[first] = g[0]
+		for _, s := range g[1:] {
+			if h, _ := c.Handler(s); h != first {
+				t.Errorf("%s has a handler of its own, not %s's", s, g[0])
+			}
+		}
 	}
 }

@@ -65,7 +65,7 @@ func name(u string) string { return u[strings.LastIndexByte(u, '/')+1:] }
 
 func client(par int) *fetch.Client {
 	c := &fetch.Client{PerHost: par}
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	return c
 }
 

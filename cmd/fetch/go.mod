@@ -22,7 +22,6 @@ require (
 	github.com/temoto/robotstxt v1.1.2 // indirect
 	github.com/vbauerster/cupwriter v0.0.5 // indirect
 	github.com/ziutek/telnet v0.0.0-20180329124119-c3b780dc415b // indirect
-	go.etcd.io/bbolt v1.4.3 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )

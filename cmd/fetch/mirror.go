@@ -132,6 +132,17 @@ func (w warcCrawlSink) Do(ctx context.Context, c *fetch.Client, req *fetch.Reque
 	return w.s.do(ctx, c, req)
 }
 
+// Tee records a listing the crawl made (an FTP directory's LIST) as a
+// resource record.
+func (w warcCrawlSink) Tee(req *fetch.Request, res *fetch.Resource) io.ReadCloser {
+	if w.s.w == nil {
+		return res.Body
+	}
+	return w.s.w.Tee(req, res)
+}
+
+var _ crawl.Recorder = warcCrawlSink{}
+
 // mirrorPrefixes is how far -r goes from its seeds, as wget's --no-parent:
 // below the folder of an http(s) or ftp seed (a page's "../" link is not
 // followed up), anywhere on the host of a seed of another scheme (a

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/schemes"
 )
 
 // config is everything the command line sets.
@@ -68,10 +67,10 @@ type config struct {
 	help             bool
 	version          bool
 	urls             []string
-	schemes          schemes.Config
-	header           http.Header // -H, -e; a field with only "" is removed
-	scoped           []*option   // the options given that some schemes ignore
-	warc             warcSink    // --warc-file
+	handlers         schemeHandlers // the options of single schemes (handlers.go)
+	header           http.Header    // -H, -e; a field with only "" is removed
+	scoped           []*option      // the options given that some schemes ignore
+	warc             warcSink       // --warc-file
 	batch            batchConfig
 	net              netConfig    // options_net.go
 	auth             authConfig   // options_auth.go

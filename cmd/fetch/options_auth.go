@@ -17,7 +17,7 @@ var authOptions = []option{
 // httpAuthOptions are the authentication options of http(s) alone.
 var httpAuthOptions = []option{
 	{long: "digest", schemes: []string{"http"}, help: "http(s): send -u or URL credentials by Digest (RFC 7616), answering the server's challenge, instead of Basic",
-		set: func(c *config, _ string) error { c.schemes.HTTPDigest = true; return nil }},
+		set: func(c *config, _ string) error { c.handlers.http.Digest = true; return nil }},
 	{long: "oauth2-bearer", arg: "TOKEN", schemes: []string{"http"}, help: "http(s): send Authorization: Bearer TOKEN (RFC 6750) to the URLs given, not to redirects",
-		set: func(c *config, v string) error { c.schemes.HTTPBearer = v; return nil }},
+		set: func(c *config, v string) error { c.handlers.http.BearerToken = v; return nil }},
 }

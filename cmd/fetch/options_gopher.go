@@ -5,7 +5,7 @@ var gopherOptions = []option{
 	{long: "gopher-answer", arg: "TEXT",
 		help: "answer to the next question of a Gopher+ +ASK form (repeat for each, in order); unanswered ones are asked on a terminal",
 		set: func(c *config, v string) error {
-			c.schemes.GopherAnswers = append(c.schemes.GopherAnswers, v)
+			c.handlers.gopher.Answers = append(c.handlers.gopher.Answers, v)
 			return nil
 		}},
 }

@@ -6,7 +6,7 @@ var nntpOptions = []option{
 		long: "nntp-server", arg: "HOST[:PORT]",
 		help: "news server for news: and snews: URLs (default: $NNTPSERVER; port 119, 563 for snews)",
 		set: func(c *config, v string) error {
-			c.schemes.NNTPServer = v
+			c.handlers.news.Server = v
 			return nil
 		},
 	},
@@ -14,7 +14,7 @@ var nntpOptions = []option{
 		long: "nntp-descriptions",
 		help: "list news:* groups with their descriptions (LIST NEWSGROUPS) instead of LIST ACTIVE",
 		set: func(c *config, _ string) error {
-			c.schemes.NNTPDescriptions = true
+			c.handlers.news.Descriptions = true
 			return nil
 		},
 	},

@@ -12,7 +12,6 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/warc"
-	"github.com/rfc1738/fetch/schemes"
 	httpscheme "github.com/rfc1738/fetch/schemes/http"
 )
 
@@ -53,16 +52,16 @@ func rotatedName(path string, n int) string {
 	return path + suffix
 }
 
-// prepare, called before the handlers are configured, makes the http
-// handler deliver bodies as sent (gzip still on), so that the WARC file
-// records them so; unless --raw asked for them encoded, do decodes them
-// again for the output.
-func (s *warcSink) prepare(cfg *schemes.Config) {
+// prepare, called before the http handler is registered, makes it deliver
+// bodies as sent (gzip still on), so that the WARC file records them so;
+// unless --raw asked for them encoded, do decodes them again for the
+// output.
+func (s *warcSink) prepare(h *httpscheme.Handler) {
 	if s.path == "" {
 		return
 	}
-	s.decode = !cfg.HTTPRaw
-	cfg.HTTPRaw = true
+	s.decode = !h.Raw
+	h.Raw = true
 }
 
 // start creates the file and makes cl report the addresses it dials, for

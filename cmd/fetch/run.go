@@ -14,7 +14,6 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/cookies"
-	"github.com/rfc1738/fetch/schemes"
 	"github.com/rfc1738/fetch/url"
 	"golang.org/x/time/rate"
 )
@@ -123,7 +122,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer closeTrace()
 	c.traceW = traceW
-	c.warc.prepare(&c.schemes)
+	c.warc.prepare(&c.handlers.http)
 	client, err := newClient(c, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch: %v\n", err)
@@ -230,16 +229,16 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 		name, pass, hasPass := strings.Cut(c.user, ":")
 		cl.User = &url.Userinfo{Username: name, Password: pass, HasPassword: hasPass}
 	}
-	if c.schemes.TelnetAdvise == nil && !c.silent {
-		c.schemes.TelnetAdvise = stderr // RFC 1738 §3.8: the login is advisory, shown to the user
+	if c.handlers.telnet.Advise == nil && !c.silent {
+		c.handlers.telnet.Advise = stderr // RFC 1738 §3.8: the login is advisory, shown to the user
 	}
-	if c.schemes.TelnetWidth == 0 {
+	if c.handlers.telnet.Width == 0 {
 		// The window size a telnet server is told (NAWS): this
 		// terminal's, on standard output or input.
-		c.schemes.TelnetWidth, c.schemes.TelnetHeight = terminalSize()
+		c.handlers.telnet.Width, c.handlers.telnet.Height = terminalSize()
 	}
-	if c.schemes.HTTPUserAgent == "" {
-		c.schemes.HTTPUserAgent = "fetch/" + version
+	if c.handlers.http.UserAgent == "" {
+		c.handlers.http.UserAgent = "fetch/" + version
 	}
 	c.net.apply(cl, os.Getenv)
 	jar, err := c.cookies.newJar()
@@ -249,7 +248,7 @@ func newClient(c *config, stderr io.Writer) (*fetch.Client, error) {
 	if jar != nil {
 		cl.Jar = jar
 	}
-	schemes.Register(cl, c.schemes)
+	c.handlers.register(cl)
 	return cl, nil
 }
 

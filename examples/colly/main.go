@@ -43,7 +43,7 @@ func crawl(depth int, seeds []string) error {
 	// One fetch.Client serves every scheme; the RoundTripper adapts it to
 	// net/http.
 	fc := &fetch.Client{Parser: url.Parser{Lenient: true}}
-	schemes.Register(fc, schemes.Config{})
+	schemes.Register(fc)
 	defer fc.Close()
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	rt := fetch.NewRoundTripper(fc)

@@ -60,7 +60,7 @@ func run() error {
 	defer stopGopher()
 
 	c := &fetch.Client{Parser: url.Parser{Lenient: true}}
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	defer c.Close()
 
 	urls := []string{

@@ -15,6 +15,7 @@ package crawl
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -131,6 +132,16 @@ type Sink interface {
 	Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*fetch.Resource, error)
 }
 
+// Recorder is implemented by a Sink that also records what the crawl
+// makes itself: a directory listed through the handler's fetch.Lister (an
+// FTP directory, fetched by one LIST), rendered as text, one entry a
+// line. Tee returns a body that records res as it is read, when it is
+// closed; the *warc.Writer of package fetch/warc is one (a resource
+// record).
+type Recorder interface {
+	Tee(req *fetch.Request, res *fetch.Resource) io.ReadCloser
+}
+
 // Page is one URL of a crawl.
 type Page struct {
 	// URL is the URL fetched.
@@ -181,7 +192,7 @@ type crawl struct {
 	inflight  int
 	stopped   bool
 	items     map[int]*Link            // by the batch's index
-	canonical map[string]bool          // keys pages fetched named their canonical URL
+	canonical *seenSet                 // keys pages fetched named their canonical URL (16 bytes each)
 	reqs      map[*fetch.Request]*Link // requests made, for do
 	stats     Stats
 	limMu     sync.Mutex
@@ -198,7 +209,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Stats, error) {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	cr := &crawl{c: c, ctx: ctx, cancel: cancel, fr: c.Frontier, items: map[int]*Link{}, canonical: map[string]bool{}, reqs: map[*fetch.Request]*Link{},
+	cr := &crawl{c: c, ctx: ctx, cancel: cancel, fr: c.Frontier, items: map[int]*Link{}, canonical: newSeenSet(), reqs: map[*fetch.Request]*Link{},
 		limiters: map[string]*rate.Limiter{}, delayed: map[string]bool{}, intervals: map[string]time.Duration{}}
 	if cr.fr == nil {
 		cr.fr = NewMemoryFrontier()
@@ -306,7 +317,7 @@ func (cr *crawl) urls(bad []string) func(func(string) bool) {
 				}
 				cr.cond.Wait()
 			}
-			dup := l.Depth > 0 && cr.canonical[l.Key]
+			dup := l.Depth > 0 && cr.canonical.has(hashKey(l.Key))
 			cr.mu.Unlock()
 			if dup {
 				cr.fr.Done(cr.ctx, l.Key)
@@ -504,7 +515,7 @@ func (cr *crawl) do(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if l != nil && cr.listFirst(l) {
 		res, err := cr.listAsResource(ctx, req)
 		if err == nil || l.Listed {
-			return res, err
+			return cr.record(req, res), err
 		}
 		// A seed that is not a listing after all: fetched.
 	}
@@ -545,6 +556,7 @@ func (cr *crawl) symlinkedDir(ctx context.Context, req *fetch.Request, l *Link) 
 	if err != nil {
 		return nil, false
 	}
+	res = cr.record(&r, res)
 	cr.logf(slog.LevelDebug, "listed as a directory: a file a listing named that could not be retrieved (a symbolic link)", "url", u.Redacted())
 	return res, true
 }

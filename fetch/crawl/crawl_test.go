@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/netip"
 	"slices"
@@ -465,3 +466,35 @@ func TestCrawlFailures(t *testing.T) {
 
 // The WARC writer of fetch/warc is a Sink.
 var _ Sink = (*warc.Writer)(nil)
+
+// Tee makes the recorder a Recorder: it records the listings the crawl
+// renders too.
+func (r *recorder) Tee(req *fetch.Request, res *fetch.Resource) io.ReadCloser {
+	return &recBody{r: r, u: req.URL.String(), src: res.Body, b: &strings.Builder{}}
+}
+
+// The listings a crawl makes through the handler's Lister (an FTP
+// directory, one LIST) go through the Sink as the other fetches do
+// (issue 25), and their links are followed all the same.
+func TestCrawlSinkRecordsListings(t *testing.T) {
+	s := &site{listerOnly: true, pages: map[string]page{
+		"ftp://h.example/pub/":      {links: []string{"ftp://h.example/pub/sub/", "ftp://h.example/pub/f"}},
+		"ftp://h.example/pub/f":     {body: "f"},
+		"ftp://h.example/pub/sub/":  {links: []string{"ftp://h.example/pub/sub/g"}},
+		"ftp://h.example/pub/sub/g": {body: "g"},
+	}}
+	rec := &recorder{recs: map[string]string{}}
+	st, err := (&Crawler{Client: s.client("ftp"), Depth: 3, Sink: rec}).Run(context.Background(), "ftp://h.example/pub/")
+	if err != nil || st.Fetched != 4 {
+		t.Fatalf("Run = %+v, %v", st, err)
+	}
+	want := map[string]string{
+		"ftp://h.example/pub/":      "ftp://h.example/pub/sub/\nftp://h.example/pub/f\n",
+		"ftp://h.example/pub/f":     "f",
+		"ftp://h.example/pub/sub/":  "ftp://h.example/pub/sub/g\n",
+		"ftp://h.example/pub/sub/g": "g",
+	}
+	if !maps.Equal(rec.recs, want) {
+		t.Errorf("recorded %q, want %q", rec.recs, want)
+	}
+}

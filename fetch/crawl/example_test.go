@@ -28,7 +28,7 @@ func ExampleCrawler() {
 		log.Fatal(err)
 	}
 	c := new(fetch.Client)
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	defer c.Close()
 	c.DialContext = w.Dial(c.DialContext) // records carry WARC-IP-Address
 	cr := &crawl.Crawler{
@@ -65,7 +65,7 @@ func ExampleCrawler() {
 // stopped, or recrawls a finished one conditionally.
 func ExampleCrawler_hook() {
 	c := new(fetch.Client)
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	defer c.Close()
 	fr, err := crawl.OpenDiskFrontier("state")
 	if err != nil {

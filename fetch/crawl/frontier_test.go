@@ -30,3 +30,7 @@ func TestDiskFrontier(t *testing.T) {
 	}
 	frontiertest.Test(t, open, reopen)
 }
+
+func TestSpillingFrontier(t *testing.T) {
+	frontiertest.Test(t, func(t *testing.T) crawl.Frontier { return crawl.NewSpillingFrontier(t.TempDir()) }, nil)
+}

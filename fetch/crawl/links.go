@@ -33,7 +33,7 @@ type extraction struct {
 // the crawl can read.
 func (cr *crawl) extract(ctx context.Context, from *Link, res *fetch.Resource) *extraction {
 	ex := &extraction{cr: cr, ctx: ctx, from: from}
-	if eb, ok := res.Body.(*entriesBody); ok {
+	if eb := listed(res.Body); eb != nil {
 		eb.onEntry = ex.entry
 		return ex
 	}
@@ -233,7 +233,7 @@ func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow,
 		// The page says it is a copy of l: l is not fetched again.
 		if l.Key != from.Key && !cr.c.FollowCanonical {
 			cr.mu.Lock()
-			cr.canonical[l.Key] = true
+			cr.canonical.add(hashKey(l.Key))
 			cr.mu.Unlock()
 		}
 		return
@@ -288,6 +288,36 @@ func (cr *crawl) listAsResource(ctx context.Context, req *fetch.Request) (*fetch
 	}
 	return &fetch.Resource{URL: req.URL, Kind: fetch.ResourceDirectory, Size: -1, MediaType: "text/plain; charset=utf-8",
 		Body: &entriesBody{cr: cr, l: lst}}, nil
+}
+
+// record has the Sink record res, a listing the crawl rendered, when it
+// is a Recorder; res is returned as it is otherwise (and when nil).
+func (cr *crawl) record(req *fetch.Request, res *fetch.Resource) *fetch.Resource {
+	rec, ok := cr.c.Sink.(Recorder)
+	if res == nil || !ok {
+		return res
+	}
+	eb, _ := res.Body.(*entriesBody)
+	res.Body = recordedBody{rec.Tee(req, res), eb}
+	return res
+}
+
+// recordedBody is a rendered listing's body as the Sink records it.
+type recordedBody struct {
+	io.ReadCloser
+	eb *entriesBody
+}
+
+// listed returns the listing body is the rendering of; nil when it is
+// none.
+func listed(body io.ReadCloser) *entriesBody {
+	switch b := body.(type) {
+	case *entriesBody:
+		return b
+	case recordedBody:
+		return b.eb
+	}
+	return nil
 }
 
 // entriesBody renders a Listing's entries as lines of text.

@@ -55,7 +55,7 @@ func ExampleWriter_Do() {
 	w := warc.NewWriter(f, warc.Options{Gzip: true, Filename: "crawl.warc.gz", Software: "example/1.0"})
 
 	c := new(fetch.Client)
-	schemes.Register(c, schemes.Config{})
+	schemes.Register(c)
 	c.DialContext = w.Dial(c.DialContext)
 	for _, u := range []string{"gopher://gopher.floodgap.com/1/", "ftp://ftp.example/pub/README"} {
 		pu, err := c.Parser.Parse(u)

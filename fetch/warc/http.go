@@ -30,6 +30,9 @@ type Exchange struct {
 	// Truncated is the response record's WARC-Truncated: "" when Body
 	// holds the whole entity body.
 	Truncated string
+	// Protocol is both records' WARC-Protocol ("http/1.1", "h2"); ""
+	// omits it.
+	Protocol string
 }
 
 // WriteHTTP writes a request record and a response record (WARC 1.1 §6.3,
@@ -58,6 +61,7 @@ func (w *Writer) WriteHTTP(x *Exchange) (requestID, responseID string, err error
 	err = w.emitFirst(requestID, &Header{
 		Type: TypeRequest, TargetURI: x.TargetURI, Date: date, IPAddress: x.IPAddress,
 		ContentType: "application/http;msgtype=request", ConcurrentTo: []string{responseID},
+		Fields: protocolFields(x.Protocol),
 	}, req)
 	if err != nil {
 		return "", "", err
@@ -65,7 +69,7 @@ func (w *Writer) WriteHTTP(x *Exchange) (requestID, responseID string, err error
 	err = w.emit(responseID, &Header{
 		Type: TypeResponse, TargetURI: x.TargetURI, Date: date, IPAddress: x.IPAddress,
 		ContentType: "application/http;msgtype=response", ConcurrentTo: []string{requestID},
-		Truncated: x.Truncated,
+		Truncated: x.Truncated, Fields: protocolFields(x.Protocol),
 	}, resp)
 	if err != nil {
 		return "", "", err

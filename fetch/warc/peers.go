@@ -103,6 +103,7 @@ func (w *Writer) Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*
 		eb = &errorBody{}
 		r := *req
 		r.ErrorBody = eb
+		r.Capture = true // the heads as they went, for the records
 		if req.ErrorBody != nil {
 			r.ErrorBody = io.MultiWriter(req.ErrorBody, eb)
 		}
@@ -128,22 +129,22 @@ func (w *Writer) Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*
 }
 
 // writeHops records the redirects the Client followed on the way to res
-// (res.Via), each as a request record and a response record: the status
-// line and header fields as the hop's Resource holds them. Their bodies
-// were closed by the Client, unread: a hop whose head announces a body is
-// recorded WARC-Truncated "unspecified".
+// (res.Via), each as a request record and a response record: the heads
+// as they went (see heads), or as the hop's Resource holds them, and the
+// body the Client kept (Do asks for captures: a body of at most
+// fetch.MaxHopBody bytes is kept). A hop whose longer body the Client
+// closed unread is recorded WARC-Truncated "unspecified".
 func (w *Writer) writeHops(req *fetch.Request, res *fetch.Resource) error {
 	for _, hop := range res.Via {
 		if hop == nil || hop.URL == nil || !isHTTP(hop.URL) {
 			continue
 		}
-		x := &Exchange{
-			TargetURI: hop.URL.Redacted(),
-			IPAddress: w.peers.lookup(hop.URL),
-			Request:   requestHead(req, hop),
-			Response:  responseHead(hop),
-		}
-		if cl := hop.Header.Get("Content-Length"); cl != "" && cl != "0" {
+		x := &Exchange{TargetURI: hop.URL.Redacted(), IPAddress: w.peers.lookup(hop.URL)}
+		x.Request, x.Response, x.Protocol = heads(req, hop)
+		switch cl := hop.Header.Get("Content-Length"); {
+		case hop.Body != nil && hop.Body != fetch.NoBody:
+			x.Body = hop.Body // kept by the Client: small, and whole
+		case cl != "" && cl != "0":
 			x.Truncated = TruncatedUnspecified
 		}
 		if _, _, err := w.WriteHTTP(x); err != nil {

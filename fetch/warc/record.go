@@ -46,8 +46,9 @@ func (w *Writer) Tee(req *fetch.Request, res *fetch.Resource) io.ReadCloser {
 	t := &tee{w: w, rc: res.Body, res: res, date: w.now(), size: res.Size, head: head}
 	t.sp, _ = newSpool(w.opts)
 	if isHTTP(res.URL) {
-		t.reqHead = requestHead(req, res)
-		t.sp.Write(responseHead(res))
+		var respHead []byte
+		t.reqHead, respHead, t.protocol = heads(req, res)
+		t.sp.Write(respHead)
 	}
 	t.sp.payloadStart()
 	return t
@@ -55,16 +56,17 @@ func (w *Writer) Tee(req *fetch.Request, res *fetch.Resource) io.ReadCloser {
 
 // tee is the body Tee returns.
 type tee struct {
-	w       *Writer
-	rc      io.ReadCloser
-	res     *fetch.Resource
-	sp      *spool
-	reqHead []byte // the HTTP request head; nil for other schemes
-	date    time.Time
-	size    int64
-	head    bool // an HTTP HEAD: no body to expect
-	eof     bool
-	failed  bool
+	w        *Writer
+	rc       io.ReadCloser
+	res      *fetch.Resource
+	sp       *spool
+	reqHead  []byte // the HTTP request head; nil for other schemes
+	protocol string // WARC-Protocol; "" for none
+	date     time.Time
+	size     int64
+	head     bool // an HTTP HEAD: no body to expect
+	eof      bool
+	failed   bool
 
 	once sync.Once
 	err  error
@@ -133,6 +135,7 @@ func (t *tee) write(truncated string) error {
 	err = w.emitFirst(reqID, &Header{
 		Type: TypeRequest, TargetURI: target, Date: t.date, IPAddress: ip,
 		ContentType: "application/http;msgtype=request", ConcurrentTo: []string{respID},
+		Fields: protocolFields(t.protocol),
 	}, req)
 	if err != nil {
 		return err
@@ -140,7 +143,7 @@ func (t *tee) write(truncated string) error {
 	return w.emit(respID, &Header{
 		Type: TypeResponse, TargetURI: target, Date: t.date, IPAddress: ip,
 		ContentType: "application/http;msgtype=response", ConcurrentTo: []string{reqID},
-		Truncated: truncated,
+		Truncated: truncated, Fields: protocolFields(t.protocol),
 	}, t.sp)
 }
 

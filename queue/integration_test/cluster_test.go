@@ -49,6 +49,9 @@ func newCluster(t *testing.T, n int) *cluster {
 		for i := range c.cmds {
 			c.kill(i)
 		}
+		if t.Failed() {
+			c.logWarnings()
+		}
 	})
 	for i := range n {
 		c.start(i)
@@ -112,6 +115,28 @@ func (c *cluster) start(i int) {
 		if time.Now().After(deadline) {
 			c.t.Fatalf("nats-server %d does not listen", i)
 		}
+	}
+}
+
+// logWarnings logs the warnings and errors each server wrote (the last
+// 40 of each), so that a failure on a CI machine says what the cluster
+// went through.
+func (c *cluster) logWarnings() {
+	for i := range c.ports {
+		data, err := os.ReadFile(filepath.Join(c.dir, c.name(i)) + ".log")
+		if err != nil {
+			c.t.Log(err)
+			continue
+		}
+		var lines []string
+		for l := range strings.Lines(string(data)) {
+			if strings.Contains(l, "[WRN]") || strings.Contains(l, "[ERR]") || strings.Contains(l, "[FTL]") {
+				lines = append(lines, strings.TrimRight(l, "\n"))
+			}
+		}
+		n := len(lines)
+		lines = lines[max(0, n-40):]
+		c.t.Logf("%s: %d warnings and errors, the last %d:\n%s", c.name(i), n, len(lines), strings.Join(lines, "\n"))
 	}
 }
 
@@ -247,6 +272,9 @@ func TestQueueStreamLeaderKilled(t *testing.T) {
 			t.Logf("drained %d jobs in %v", len(urls), time.Since(start).Round(time.Millisecond))
 			checkStore(t, store, urls)
 			checkResults(t, q, len(urls))
+			if t.Failed() {
+				logMissingResults(t, q, urls)
+			}
 		})
 	}
 }
@@ -273,6 +301,29 @@ func TestQueueReplicasNeverLowered(t *testing.T) {
 	if got := replicasOf(t, js, "FETCH_JOBS"); got != 3 {
 		t.Errorf("FETCH_JOBS has %d replicas after fetch results --replicas 1, want the 3 it was given", got)
 	}
+}
+
+// logMissingResults logs the URLs of urls that have no record in the
+// results stream, for a failure to say which were lost.
+func logMissingResults(t *testing.T, q []string, urls []string) {
+	t.Helper()
+	r := runFetch(t, nil, append([]string{"results", "--export", "--json"}, q...)...)
+	seen := map[string]bool{}
+	for l := range strings.Lines(string(r.Stdout)) {
+		var rec struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal([]byte(l), &rec) == nil {
+			seen[rec.URL] = true
+		}
+	}
+	var missing []string
+	for _, u := range urls {
+		if !seen[u] {
+			missing = append(missing, u)
+		}
+	}
+	t.Logf("%d of %d URLs have no record in the results stream: %v", len(missing), len(urls), missing[:min(len(missing), 50)])
 }
 
 // waitExit waits for a worker to exit, for at most d; an exit status

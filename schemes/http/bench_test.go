@@ -135,7 +135,7 @@ func BenchmarkReadResponse(b *testing.B) {
 	for b.Loop() {
 		sr.Reset(head)
 		br.Reset(&sr)
-		if _, err := readResponse(br, http.MethodGet, nil); err != nil {
+		if _, err := readResponse(br, http.MethodGet, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

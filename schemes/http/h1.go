@@ -51,6 +51,28 @@ type h1Request struct {
 	fields []header // as headers returns them
 	idle   time.Duration
 	tr     *fetch.Trace
+	conns  int // the connections it may keep to the host (req.MaxConnsPerHost); 0: no cap
+
+	// sent and got are the request as written and the reply's head as
+	// read, kept when req.Capture asks for them.
+	sent, got []byte
+}
+
+// keepReply is where readResponse keeps the reply's head: nil when the
+// request did not ask for it.
+func (r *h1Request) keepReply() *[]byte {
+	if !r.req.Capture {
+		return nil
+	}
+	return &r.got
+}
+
+// capture returns the heads kept, for Resource.Capture.
+func (r *h1Request) capture() *fetch.Capture {
+	if !r.req.Capture || r.got == nil {
+		return nil
+	}
+	return &fetch.Capture{Protocol: "http/1.1", Request: r.sent, Reply: r.got}
 }
 
 // roundTrip sends r to addr (host:port) and returns the reply, its body
@@ -71,7 +93,7 @@ func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Re
 		if !errors.As(err, &stale) {
 			return nil, err
 		}
-		if !reused || ctx.Err() != nil || attempt >= t.pool.max+t.pool.depth {
+		if !reused || ctx.Err() != nil || attempt >= max(r.conns, 1)+t.pool.depth {
 			return nil, stale.err
 		}
 		if !stale.piped {
@@ -97,7 +119,7 @@ func (e *staleError) Unwrap() error { return e.err }
 
 // conn returns a connection to addr: an idle one, or one dialed now.
 func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool, error) {
-	pc, reused, err := t.pool.get(ctx, addr, r.method == "GET" || r.method == "HEAD", r.tr)
+	pc, reused, err := t.pool.get(ctx, addr, r.conns, r.method == "GET" || r.method == "HEAD", r.tr)
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}
@@ -172,6 +194,9 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	if turn == nil && ctx.Err() != nil {
 		pc.conn.SetWriteDeadline(wire.Past())
 	}
+	if r.req.Capture {
+		r.sent = append(r.sent[:0], pc.wbuf...)
+	}
 	_, err := pc.conn.Write(pc.wbuf)
 	pc.wmu.Unlock()
 	if err != nil {
@@ -231,7 +256,7 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	var resp *http.Response
 	for {
 		var err error
-		resp, err = readResponse(pc.br, r.method, &b.length)
+		resp, err = readResponse(pc.br, r.method, &b.length, r.keepReply())
 		if err != nil {
 			if pc.lr.n <= 0 {
 				err = fmt.Errorf("the reply's header exceeds %d bytes", t.maxHeader)

@@ -214,56 +214,90 @@ func TestHeaderBound(t *testing.T) {
 	})
 }
 
-// TestMaxConnsPerHost runs more fetches at once than MaxConnsPerHost
-// and counts the connections open at once on the server's side.
-func TestMaxConnsPerHost(t *testing.T) {
-	onBoth(t, func(t *testing.T, tc transportCase) {
-		var (
-			mu         sync.Mutex
-			open, peak int
-			seen       = map[string]bool{}
-		)
-		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			time.Sleep(5 * time.Millisecond)
-			io.WriteString(w, "ok")
-		}))
-		srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
-			mu.Lock()
-			defer mu.Unlock()
-			switch s {
-			case http.StateNew:
-				open++
-				peak = max(peak, open)
-				seen[c.RemoteAddr().String()] = true
-			case http.StateClosed, http.StateHijacked:
-				open--
-			}
-		}
-		srv.Start()
-		t.Cleanup(srv.Close)
-		h := tc.set(t, &Handler{MaxConnsPerHost: 3})
-		var wg sync.WaitGroup
-		for range 24 {
-			wg.Go(func() {
-				if _, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/")}); err != nil || string(body) != "ok" {
-					t.Errorf("got %q, %v", body, err)
+// TestConnsFollowClientPerHost: the Client's PerHost is the one cap on
+// connections, whenever it was set: the handler, registered before it was,
+// learns it from each request. Two Clients with PerHost 3 sharing the
+// handler, or one whose handler pipelines (6 transfers at once), still
+// never have more than 3 connections open to the host.
+func TestConnsFollowClientPerHost(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		clients  int
+		pipeline int
+	}{
+		{"two clients", 2, 0},
+		{"pipelined", 1, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			onBoth(t, func(t *testing.T, tc transportCase) {
+				var (
+					mu         sync.Mutex
+					open, peak int
+					seen       = map[string]bool{}
+				)
+				srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					time.Sleep(5 * time.Millisecond)
+					io.WriteString(w, "ok")
+				}))
+				srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+					mu.Lock()
+					defer mu.Unlock()
+					switch s {
+					case http.StateNew:
+						open++
+						peak = max(peak, open)
+						seen[c.RemoteAddr().String()] = true
+					case http.StateClosed, http.StateHijacked:
+						open--
+					}
+				}
+				srv.Start()
+				t.Cleanup(srv.Close)
+				h := tc.set(t, &Handler{Pipeline: tt.pipeline})
+				var clients []*fetch.Client
+				for range tt.clients {
+					c := &fetch.Client{}
+					c.Register("http", h)
+					clients = append(clients, c)
+				}
+				for _, c := range clients {
+					c.PerHost = 3 // after the handler was registered
+				}
+				var wg sync.WaitGroup
+				for i := range 48 {
+					wg.Go(func() {
+						c := clients[i%len(clients)]
+						ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+						defer cancel()
+						res, err := c.Fetch(ctx, srv.URL+"/")
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						defer res.Body.Close()
+						if body, err := io.ReadAll(res.Body); err != nil || string(body) != "ok" {
+							t.Errorf("got %q, %v", body, err)
+						}
+					})
+				}
+				wg.Wait()
+				mu.Lock()
+				defer mu.Unlock()
+				if peak > 3 || len(seen) > 3 {
+					t.Errorf("%d connections open at once, %d in all; want at most 3", peak, len(seen))
+				}
+				if n := idleConns(h); !tc.netHTTP && n != len(seen) {
+					t.Errorf("%d idle connections kept, want %d", n, len(seen))
 				}
 			})
-		}
-		wg.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		if peak > 3 || len(seen) > 3 {
-			t.Errorf("%d connections open at once, %d in all; want at most 3", peak, len(seen))
-		}
-		if n := idleConns(h); !tc.netHTTP && n != len(seen) {
-			t.Errorf("%d idle connections kept, want %d", n, len(seen))
-		}
-	})
+		})
+	}
 }
 
 // TestWaitForSlot: a fetch waiting for a connection slot gives up when
-// its context ends, and the slot goes on to the next.
+// its context ends, and the slot goes on to the next. Two Clients with
+// PerHost 1 share the handler: the second's request has a transfer slot
+// of its own Client, and waits for the handler's one connection.
 func TestWaitForSlot(t *testing.T) {
 	onBoth(t, func(t *testing.T, tc transportCase) {
 		release, holding := make(chan struct{}), make(chan struct{})
@@ -274,16 +308,20 @@ func TestWaitForSlot(t *testing.T) {
 			}
 			io.WriteString(w, "ok")
 		})
-		h := tc.set(t, &Handler{MaxConnsPerHost: 1})
+		h := tc.set(t, &Handler{})
+		first, second := capped(h, 1), capped(h, 1)
 		held := make(chan error, 1)
 		go func() {
-			_, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/hold")})
+			_, _, err := get(t, first, &fetch.Request{URL: parse(t, srv.URL+"/hold")})
 			held <- err
 		}()
 		<-holding // the first fetch has the one slot
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		_, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, srv.URL+"/")})
+		res, err := second.Fetch(ctx, &fetch.Request{URL: parse(t, srv.URL+"/")})
 		cancel()
+		if err == nil {
+			res.Body.Close()
+		}
 		if !errors.Is(err, fetch.Timeout) {
 			t.Errorf("fetch over the cap: %v (kind %v), want Timeout", err, fetch.KindOf(err))
 		}
@@ -291,7 +329,7 @@ func TestWaitForSlot(t *testing.T) {
 		if err := <-held; err != nil {
 			t.Fatal(err)
 		}
-		if _, body, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/")}); err != nil || string(body) != "ok" {
+		if _, body, err := get(t, second, &fetch.Request{URL: parse(t, srv.URL+"/")}); err != nil || string(body) != "ok" {
 			t.Fatalf("after: %q, %v", body, err)
 		}
 	})
@@ -482,7 +520,7 @@ func TestH1IdleExpiry(t *testing.T) {
 	// test takes no time, and the expiry comes exactly when it is due.
 	synctest.Test(t, func(t *testing.T) {
 		const idle = 300 * time.Millisecond
-		p := &h1Pool{max: 1, idleTime: idle}
+		p := &h1Pool{idleTime: idle}
 		ctx := context.Background()
 		c1, c2 := net.Pipe()
 		defer c2.Close()
@@ -491,13 +529,13 @@ func TestH1IdleExpiry(t *testing.T) {
 			io.Copy(io.Discard, c2)
 			closed <- time.Now()
 		}()
-		if pc, _, err := p.get(ctx, "k", false, nil); pc != nil || err != nil {
+		if pc, _, err := p.get(ctx, "k", 1, false, nil); pc != nil || err != nil {
 			t.Fatalf("get of an empty pool = %v, %v", pc, err)
 		}
 		pc := p.newConn("k", c1)
 		take := func(what string) {
 			t.Helper()
-			got, reused, err := p.get(ctx, "k", false, nil)
+			got, reused, err := p.get(ctx, "k", 1, false, nil)
 			if got != pc || !reused || err != nil {
 				t.Fatalf("%s: get = %p, %v, %v; want the idle connection %p", what, got, reused, err, pc)
 			}
@@ -525,7 +563,7 @@ func TestH1IdleExpiry(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the idle connection was not closed")
 		}
-		if got, reused, _ := p.get(ctx, "k", false, nil); got != nil || reused {
+		if got, reused, _ := p.get(ctx, "k", 1, false, nil); got != nil || reused {
 			t.Errorf("get after the expiry = %p, %v; want a slot to dial in", got, reused)
 		}
 	})

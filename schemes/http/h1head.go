@@ -25,9 +25,13 @@ import (
 // are parts: a few allocations per reply instead of one per line and
 // value. The caller bounds the head by the reader beneath br. A body
 // framed by Content-Length is read through lb, when it is not nil: the
-// caller makes it with what holds the body.
-func readResponse(br *bufio.Reader, method string, lb *lengthBody) (*http.Response, error) {
+// caller makes it with what holds the body. When keep is not nil, the
+// head's bytes, as read, are copied into it.
+func readResponse(br *bufio.Reader, method string, lb *lengthBody, keep *[]byte) (*http.Response, error) {
 	head, n, rerr := peekHead(br)
+	if keep != nil && rerr == nil {
+		*keep = append((*keep)[:0], head...)
+	}
 	resp, err := parseHead(head, rerr != nil)
 	if rerr != nil {
 		// A line the head has so far that net/http would refuse is

@@ -142,7 +142,7 @@ func TestReadResponse(t *testing.T) {
 			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
 				wbr, gbr := rd.br(tt.in), rd.br(tt.in)
 				want := describeNext(wbr)(http.ReadResponse(wbr, &http.Request{Method: method}))
-				got := describeNext(gbr)(readResponse(gbr, method, nil))
+				got := describeNext(gbr)(readResponse(gbr, method, nil, nil))
 				if got != want {
 					t.Errorf("readResponse:\n%s\nnet/http:\n%s", got, want)
 				}
@@ -171,9 +171,9 @@ func FuzzReadResponse(f *testing.F) {
 		wbr := bufio.NewReaderSize(strings.NewReader(in), 64<<10)
 		gbr := bufio.NewReaderSize(strings.NewReader(in), 64<<10)
 		want := describeNext(wbr)(http.ReadResponse(wbr, &http.Request{Method: method}))
-		got := describeNext(gbr)(readResponse(gbr, method, nil))
+		got := describeNext(gbr)(readResponse(gbr, method, nil, nil))
 		if got != want {
-			t.Errorf("readResponse(%q):\n%s\nnet/http:\n%s", in, got, want)
+			t.Errorf("readResponse(%q, nil):\n%s\nnet/http:\n%s", in, got, want)
 		}
 	})
 }
@@ -219,7 +219,7 @@ func describe(resp *http.Response, err error) string {
 // so that appending to one leaves the next alone.
 func TestReadResponseHeader(t *testing.T) {
 	in := "HTTP/1.1 200 OK\r\nX-A: 1\r\nX-B: 2\r\nX-C: 3\r\nContent-Length: 0\r\n\r\n"
-	resp, err := readResponse(bufio.NewReader(strings.NewReader(in)), http.MethodGet, nil)
+	resp, err := readResponse(bufio.NewReader(strings.NewReader(in)), http.MethodGet, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestReadResponseNext(t *testing.T) {
 		code int
 		body string
 	}{{200, "ok"}, {404, "!"}, {204, ""}} {
-		resp, err := readResponse(br, http.MethodGet, nil)
+		resp, err := readResponse(br, http.MethodGet, nil, nil)
 		if err != nil {
 			t.Fatalf("reply %d: %v", i, err)
 		}
@@ -248,7 +248,7 @@ func TestReadResponseNext(t *testing.T) {
 			t.Errorf("reply %d: %d %q %v, want %d %q", i, resp.StatusCode, body, err, want.code, want.body)
 		}
 	}
-	if _, err := readResponse(br, http.MethodGet, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
+	if _, err := readResponse(br, http.MethodGet, nil, nil); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("after the last reply: %v, want io.ErrUnexpectedEOF", err)
 	}
 }

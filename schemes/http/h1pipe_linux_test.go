@@ -18,15 +18,16 @@ import (
 func TestH1PipelineDelayedAck(t *testing.T) {
 	s := &pipeServer{nagle: true}
 	base := s.start(t)
-	h := &Handler{MaxConnsPerHost: 1, Pipeline: 2}
-	if _, _, err := get(t, h, &fetch.Request{URL: parse(t, base+"/proven")}); err != nil {
+	h := &Handler{Pipeline: 2}
+	hc := capped(h, 1)
+	if _, _, err := get(t, hc, &fetch.Request{URL: parse(t, base+"/proven")}); err != nil {
 		t.Fatal(err)
 	}
 	const rounds = 20
 	const delayedAck = 40 * time.Millisecond // TCP_DELACK_MIN
 	start := time.Now()
 	for range rounds {
-		fetchMany(t, h, base, 2)
+		fetchMany(t, hc, base, 2)
 	}
 	took := time.Since(start)
 	if s.peak < 2 {

@@ -91,7 +91,7 @@ func (s *pipeServer) start(t *testing.T) string {
 
 // fetchMany fetches base+"/0" .. base+"/n-1" at once with h and checks
 // that each body is its own path.
-func fetchMany(t *testing.T, h *Handler, base string, n int) {
+func fetchMany(t *testing.T, h fetch.Handler, base string, n int) {
 	t.Helper()
 	var wg sync.WaitGroup
 	for i := range n {
@@ -131,7 +131,8 @@ func TestH1Pipeline(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &pipeServer{delay: func(string) time.Duration { return 2 * time.Millisecond }}
 			base := s.start(t)
-			h := &Handler{MaxConnsPerHost: 1, Pipeline: tt.pipeline}
+			h := &Handler{Pipeline: tt.pipeline}
+			hc := capped(h, 1)
 			t.Cleanup(func() { h.Close() })
 			if got := h.Pipelining(parse(t, base+"/")); got != max(tt.pipeline, 1) {
 				t.Errorf("Pipelining(http) = %d, want %d", got, max(tt.pipeline, 1))
@@ -141,8 +142,8 @@ func TestH1Pipeline(t *testing.T) {
 			}
 			// The first exchange proves the connection kept alive; only
 			// then does it take pipelined requests.
-			fetchMany(t, h, base, 1)
-			fetchMany(t, h, base, 24)
+			fetchMany(t, hc, base, 1)
+			fetchMany(t, hc, base, 24)
 			if n := s.accepted.Load(); n != 1 {
 				t.Errorf("%d connections, want 1", n)
 			}
@@ -183,10 +184,11 @@ func TestH1PipelineClosed(t *testing.T) {
 				},
 			}
 			base := s.start(t)
-			h := &Handler{MaxConnsPerHost: 2, Pipeline: 4}
+			h := &Handler{Pipeline: 4}
+			hc := capped(h, 2)
 			t.Cleanup(func() { h.Close() })
-			fetchMany(t, h, base, 2)
-			fetchMany(t, h, base, 24)
+			fetchMany(t, hc, base, 2)
+			fetchMany(t, hc, base, 24)
 			if got := noPipe(h, base); got != tt.wantNoPipe {
 				t.Errorf("pipelining stopped: %v, want %v", got, tt.wantNoPipe)
 			}
@@ -212,13 +214,14 @@ func TestH1PipelineCancel(t *testing.T) {
 		return 0
 	}}
 	base := s.start(t)
-	h := &Handler{MaxConnsPerHost: 1, Pipeline: 4}
+	h := &Handler{Pipeline: 4}
+	hc := capped(h, 1)
 	t.Cleanup(func() { h.Close() })
-	fetchMany(t, h, base, 1)
+	fetchMany(t, hc, base, 1)
 
 	slow := make(chan error, 1)
 	go func() {
-		_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/slow")})
+		_, body, err := get(t, hc, &fetch.Request{URL: parse(t, base+"/slow")})
 		if err == nil && string(body) != "/slow" {
 			err = fmt.Errorf("body %q", body)
 		}
@@ -229,7 +232,7 @@ func TestH1PipelineCancel(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
-		_, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/gone")})
+		_, err := hc.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/gone")})
 		gone <- err
 	}()
 	select {
@@ -243,7 +246,7 @@ func TestH1PipelineCancel(t *testing.T) {
 	close(release)
 	after := make(chan error, 1)
 	go func() {
-		_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/after")})
+		_, body, err := get(t, hc, &fetch.Request{URL: parse(t, base+"/after")})
 		if err == nil && string(body) != "/after" {
 			err = fmt.Errorf("body %q", body)
 		}
@@ -276,17 +279,18 @@ func TestH1PipelineOrder(t *testing.T) {
 			}
 		}
 	})
-	h := &Handler{MaxConnsPerHost: 2, Pipeline: 8}
+	h := &Handler{Pipeline: 8}
+	hc := capped(h, 2)
 	t.Cleanup(func() { h.Close() })
 	base := "http://" + addr
-	fetchMany(t, h, base, 2)
+	fetchMany(t, hc, base, 2)
 	var wg sync.WaitGroup
 	for i := range 64 {
 		wg.Go(func() {
 			path := fmt.Sprintf("/%0*d", 1+i%7, i)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+path)})
+			res, err := hc.Fetch(ctx, &fetch.Request{URL: parse(t, base+path)})
 			if err != nil {
 				t.Errorf("%s: %v", path, err)
 				return
@@ -324,13 +328,14 @@ func TestH1PipelineNotBehindBulk(t *testing.T) {
 		},
 	}
 	base := s.start(t)
-	h := &Handler{MaxConnsPerHost: 2, Pipeline: 4}
+	h := &Handler{Pipeline: 4}
+	hc := capped(h, 2)
 	t.Cleanup(func() { h.Close() })
-	fetchMany(t, h, base, 2) // both connections proven
+	fetchMany(t, hc, base, 2) // both connections proven
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/big")})
+	res, err := hc.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/big")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +343,7 @@ func TestH1PipelineNotBehindBulk(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		fetchMany(t, h, base, 3)
+		fetchMany(t, hc, base, 3)
 	}()
 	select {
 	case <-done:
@@ -466,9 +471,10 @@ func TestH1PipelineOutOfStep(t *testing.T) {
 				}
 			})
 			base := "http://" + addr
-			h := &Handler{MaxConnsPerHost: 1, Pipeline: 4}
+			h := &Handler{Pipeline: 4}
+			hc := capped(h, 1)
 			t.Cleanup(func() { h.Close() })
-			fetchMany(t, h, base, 1) // proves the connection
+			fetchMany(t, hc, base, 1) // proves the connection
 
 			type outcome struct {
 				body string
@@ -482,7 +488,7 @@ func TestH1PipelineOutOfStep(t *testing.T) {
 			)
 			for _, p := range []string{"/a", "/b", "/c"} {
 				wg.Go(func() {
-					res, body, err := get(t, h, &fetch.Request{URL: parse(t, base+p), Head: tt.head})
+					res, body, err := get(t, hc, &fetch.Request{URL: parse(t, base+p), Head: tt.head})
 					var size int64
 					if res != nil {
 						size = res.Size
@@ -518,7 +524,7 @@ func TestH1PipelineOutOfStep(t *testing.T) {
 			if noPipe(h, base) == tt.closes {
 				t.Errorf("pipelining to the host stopped: %v, want %v", noPipe(h, base), !tt.closes)
 			}
-			fetchMany(t, h, base, 4)
+			fetchMany(t, hc, base, 4)
 		})
 	}
 }

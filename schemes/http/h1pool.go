@@ -12,14 +12,14 @@ import (
 )
 
 // h1Pool keeps the connections of plain HTTP/1.1 requests, by host:port: at
-// most max per address, idle or in use, the idle ones for reuse until
+// most the request's cap per address (fetch.Request.MaxConnsPerHost, the
+// Client's per-host cap), idle or in use, the idle ones for reuse until
 // they have idled idleTime. A request over the cap is pipelined, when
 // depth allows and it may be (see h1Conn), on the connection in use that
 // carries the fewest requests, below depth; otherwise it waits, first
 // come first served, for a connection to come back, to close, or to have
 // room for one more. It is safe for concurrent use.
 type h1Pool struct {
-	max      int
 	depth    int // the requests one connection carries at once; below 2, one
 	idleTime time.Duration
 
@@ -113,9 +113,10 @@ func (p *h1Pool) host(key string) *h1Host {
 // one, or, over the cap and when pipe allows, one in use with room for
 // another request; or nil and a slot to dial one in: the caller then
 // dials and calls newConn, or calls free when the dial fails. Over the cap
-// it waits under ctx for any of these. The request has the connection
-// until it calls release or drop, or the connection closes.
-func (p *h1Pool) get(ctx context.Context, key string, pipe bool, tr *fetch.Trace) (pc *h1Conn, reused bool, err error) {
+// of conns connections open to key (0: no cap) it waits under ctx for
+// any of these. The request has the connection until it calls release or
+// drop, or the connection closes.
+func (p *h1Pool) get(ctx context.Context, key string, conns int, pipe bool, tr *fetch.Trace) (pc *h1Conn, reused bool, err error) {
 	p.mu.Lock()
 	hc := p.host(key)
 	for n := len(hc.idle); n > 0; n = len(hc.idle) {
@@ -139,7 +140,7 @@ func (p *h1Pool) get(ctx context.Context, key string, pipe bool, tr *fetch.Trace
 		hc = p.host(key)
 	}
 	pc = nil
-	if hc.open < p.max {
+	if conns <= 0 || hc.open < conns {
 		hc.open++
 		p.mu.Unlock()
 		return nil, false, nil

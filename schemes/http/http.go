@@ -20,7 +20,6 @@ package http
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"io"
 	"net/http"
@@ -46,13 +45,11 @@ type Handler struct {
 	Raw bool
 	// UserAgent is the User-Agent header. Empty means DefaultUserAgent.
 	UserAgent string
-	// MaxConnsPerHost caps the connections to one host:port, idle or in
-	// use. Zero means 8.
-	MaxConnsPerHost int
 	// Pipeline is how many requests one plain HTTP/1.1 connection carries
 	// at once (pipelining, RFC 9112 §9.3.2). When more requests to a host
-	// are in progress than MaxConnsPerHost connections, those over the
-	// cap are written on connections in use, up to Pipeline on each, and
+	// are in progress than the connections the request may keep there
+	// (fetch.Request.MaxConnsPerHost: the Client's PerHost), those over
+	// the cap are written on connections in use, up to Pipeline on each, and
 	// their replies are read in turn, instead of each waiting for a
 	// connection of its own. Zero or one means none.
 	//
@@ -111,7 +108,7 @@ type Handler struct {
 	Proxy func(*http.Request) (*neturl.URL, error)
 
 	mu         sync.Mutex
-	transports map[*tls.Config]*http.Transport
+	transports map[transportKey]*http.Transport
 	digests    digestCache
 	plain      *h1
 }
@@ -227,7 +224,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 			hreq.Header.Add(hd.name, hd.value)
 		}
 	}
-	resp, err := h.transport(req.TLS).RoundTrip(hreq)
+	resp, err := h.transport(req).RoundTrip(hreq)
 	wd.gotReply()
 	if err != nil {
 		if ce := clientCertError(asked, err); ce != nil && rctx.Err() == nil {
@@ -238,7 +235,16 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		w.end()
 		return nil, err
 	}
-	return h.reply(rctx, req, u, creds, offset, resp, w)
+	res, err := h.reply(rctx, req, u, creds, offset, resp, w)
+	if err == nil && req.Capture {
+		// net/http keeps no bytes of the heads: a reader renders them.
+		proto := "http/1.1"
+		if resp.ProtoMajor == 2 {
+			proto = "h2"
+		}
+		res.Capture = &fetch.Capture{Protocol: proto, Rendered: true}
+	}
+	return res, err
 }
 
 // direct makes the exchange over the h1 transport: plain HTTP/1.1, to no
@@ -251,6 +257,7 @@ func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, cr
 		host:   hs[0].value,
 		idle:   req.EffectiveIdleTimeout(),
 		tr:     req.Trace,
+		conns:  req.MaxConnsPerHost(),
 	}
 	r.fields = hs
 	addr := r.host // the Host field is host:port when the URL has a port
@@ -261,7 +268,11 @@ func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, cr
 	if err != nil {
 		return nil, roundTripError(ctx, err)
 	}
-	return h.reply(ctx, req, u, creds, offset, resp, hopWaits{})
+	res, err := h.reply(ctx, req, u, creds, offset, resp, hopWaits{})
+	if err == nil {
+		res.Capture = r.capture()
+	}
+	return res, err
 }
 
 // hopWaits bounds the waits of an exchange made on net/http's transport: the

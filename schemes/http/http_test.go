@@ -44,7 +44,7 @@ func parse(t testing.TB, s string) *url.URL {
 }
 
 // get fetches s with h and reads the whole body.
-func get(t testing.TB, h *Handler, req *fetch.Request) (*fetch.Resource, []byte, error) {
+func get(t testing.TB, h fetch.Handler, req *fetch.Request) (*fetch.Resource, []byte, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -61,6 +61,16 @@ func get(t testing.TB, h *Handler, req *fetch.Request) (*fetch.Resource, []byte,
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	return res, b, err
+}
+
+// capped returns h as a fetch.Client with PerHost conns makes its
+// requests: each request lets h keep conns connections to a host (and the
+// Client lets conns times h's Pipelining transfers run there).
+func capped(h *Handler, conns int) fetch.Handler {
+	c := &fetch.Client{PerHost: conns}
+	c.Register("http", h)
+	c.Register("https", h)
+	return fetch.HandlerFunc(c.Do)
 }
 
 var bigBody = bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuv"), 8<<10) // 256 KiB

@@ -16,17 +16,32 @@ import (
 )
 
 // maxTransports bounds the transports a Handler keeps, one per distinct
-// TLS configuration.
+// TLS configuration and connection cap.
 const maxTransports = 8
 
-// transport returns the shared transport for a TLS configuration. Requests
-// from one Client carry the same *tls.Config (or nil), so in practice one
-// transport serves every request: connections are reused across fetches,
-// and HTTP/2 is used where the server offers it.
-func (h *Handler) transport(tc *tls.Config) *http.Transport {
+// maxIdleConns is how many idle connections a net/http transport keeps,
+// to every host together.
+const maxIdleConns = 64
+
+// transportKey is what a net/http Transport is made for: a TLS
+// configuration, and the connections a request may keep to a host
+// (fetch.Request.MaxConnsPerHost, the Client's per-host cap; 0: no cap).
+type transportKey struct {
+	tls   *tls.Config
+	conns int
+}
+
+// transport returns the shared transport for a request's TLS
+// configuration and connection cap. Requests from one Client carry the
+// same *tls.Config (or nil) and the same cap, so in practice one transport
+// serves every request: connections are reused across fetches, and
+// HTTP/2 is used where the server offers it.
+func (h *Handler) transport(req *fetch.Request) *http.Transport {
+	tc, per := req.TLS, req.MaxConnsPerHost()
+	key := transportKey{tc, per}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if t, ok := h.transports[tc]; ok {
+	if t, ok := h.transports[key]; ok {
 		return t
 	}
 	if h.transports == nil || len(h.transports) >= maxTransports {
@@ -35,16 +50,19 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		for _, t := range h.transports {
 			t.CloseIdleConnections()
 		}
-		h.transports = make(map[*tls.Config]*http.Transport)
+		h.transports = make(map[transportKey]*http.Transport)
 	}
-	per := h.maxConnsPerHost()
+	idle := per
+	if per == 0 {
+		idle = maxIdleConns // no cap: keep as many idle as the transport keeps in all
+	}
 	t := &http.Transport{
 		Proxy:                  h.transportProxy,
 		DialContext:            dialContext,
 		ForceAttemptHTTP2:      true, // when HTTP2; see below
 		DisableCompression:     true, // the Handler asks and decodes (decodeBody), for both transports
-		MaxIdleConns:           64,
-		MaxIdleConnsPerHost:    per,
+		MaxIdleConns:           maxIdleConns,
+		MaxIdleConnsPerHost:    idle,
 		MaxConnsPerHost:        per,
 		IdleConnTimeout:        idleConnTimeout,
 		ExpectContinueTimeout:  time.Second,
@@ -63,7 +81,7 @@ func (h *Handler) transport(tc *tls.Config) *http.Transport {
 		t.Protocols.SetHTTP1(true)
 	}
 	watchClientCert(t.TLSClientConfig)
-	h.transports[tc] = t
+	h.transports[key] = t
 	return t
 }
 
@@ -74,7 +92,7 @@ func (h *Handler) h1Transport() *h1 {
 	defer h.mu.Unlock()
 	if h.plain == nil {
 		h.plain = &h1{
-			pool:      h1Pool{max: h.maxConnsPerHost(), depth: h.pipelining(), idleTime: idleConnTimeout},
+			pool:      h1Pool{depth: h.pipelining(), idleTime: idleConnTimeout},
 			maxHeader: h.maxHeaderBytes(),
 		}
 	}
@@ -98,13 +116,6 @@ func (h *Handler) Pipelining(u *url.URL) int {
 
 // pipelining is the depth of the h1 transport's pool.
 func (h *Handler) pipelining() int { return max(h.Pipeline, 1) }
-
-func (h *Handler) maxConnsPerHost() int {
-	if h.MaxConnsPerHost > 0 {
-		return h.MaxConnsPerHost
-	}
-	return 8
-}
 
 // requestKey is the context key under which a request's context carries
 // the *fetch.Request it serves.

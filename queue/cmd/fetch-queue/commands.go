@@ -18,6 +18,7 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/queue"
 	"github.com/rfc1738/fetch/schemes"
+	httpscheme "github.com/rfc1738/fetch/schemes/http"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -173,7 +174,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&id, "id", "", "the worker's name in results.jsonl (default host:pid)")
 	fs.IntVar(&parallel, "parallel", 4, "jobs fetched at once")
 	fs.IntVar(&perHost, "per-host", 2, "connections to one host:port across every worker")
-	fs.IntVar(&maxDeliver, "max-deliver", 0, "deliveries of one job before it is recorded as failed (default 5)")
+	fs.IntVar(&maxDeliver, "max-deliver", 0, "attempts at one job: the delivery of that number records its outcome (default 5)")
 	fs.Float64Var(&ackWait, "ack-wait", 0, "seconds before an unacknowledged job goes to another worker (default 120)")
 	fs.Float64Var(&leaseTTL, "lease-ttl", 0, "seconds before a dead worker's per-host lease frees itself (default 30)")
 	fs.Float64Var(&connectTO, "connect-timeout", 0, "seconds each dial may take")
@@ -216,10 +217,12 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ConnectTimeout: secondsOf(connectTO),
 		PerHost:        perHost,
 	}
-	cfg := schemes.Config{HTTPUserAgent: "fetch/" + version}
+	web := &httpscheme.Handler{UserAgent: "fetch/" + version}
 	sink := &warcSink{path: warcFile}
-	sink.prepare(&cfg)
-	schemes.Register(client, cfg)
+	sink.prepare(web)
+	schemes.Register(client)
+	client.Replace("http", web) // one handler, one pool, for both
+	client.Replace("https", web)
 	defer client.Close()
 	if err := sink.start(client); err != nil {
 		fmt.Fprintf(stderr, "fetch worker: %v\n", err)
