@@ -192,11 +192,17 @@ func (q *Queue) setupPatiently(ctx context.Context) error {
 // settling reports whether err is one a server gives while it starts or
 // a cluster forms: a timeout, "JetStream system temporarily unavailable"
 // (10008), or "no suitable peers for placement" (10005) before every
-// server of the cluster has joined its JetStream group.
+// server of the cluster has joined its JetStream group; or one of a
+// stream or bucket made by another process at the same moment: "stream
+// name already in use" (10058), "subjects overlap with an existing
+// stream" (10065), which the next try finds made.
 func settling(err error) bool {
 	var api *jetstream.APIError
-	if errors.As(err, &api) && (api.ErrorCode == 10005 || api.ErrorCode == 10008) {
-		return true
+	if errors.As(err, &api) {
+		switch api.ErrorCode {
+		case 10005, 10008, 10058, 10065:
+			return true
+		}
 	}
 	return isTimeout(err)
 }
