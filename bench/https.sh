@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# HTTPS bulk: the 64 MiB file from nginx over TLS 1.3 (integration_test/
+# HTTPS bulk: the 64 MiB file from nginx over TLS 1.2 (nginx 1.22 of Debian
+# bookworm enables no TLS 1.3 unless told; integration_test/
 # servers/http.sh), written with -o to tmpfs, by fetch as it is (HTTP/1.1),
 # fetch --http2, curl as built (HTTP/2, which nginx offers) and curl
 # --http1.1. Runs alternate; prints the median wall time, peak RSS and CPU

@@ -123,43 +123,46 @@ func TestBatchReadsAheadBounded(t *testing.T) {
 func TestBatchDedupe(t *testing.T) {
 	for _, dup := range []bool{false, true} {
 		t.Run(fmt.Sprintf("FetchDuplicates=%v", dup), func(t *testing.T) {
-			var calls atomic.Int64
-			release := make(chan struct{})
-			c := &Client{PerHost: -1}
-			c.Register("gopher", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
-				calls.Add(1)
-				<-release
-				return &Resource{Size: 1, Body: io.NopCloser(strings.NewReader("x"))}, nil
-			}))
-			var shared atomic.Int64
-			var seen atomic.Int64
-			b := &Batch{Client: c, Parallel: 8, PerHost: 8, FetchDuplicates: dup}
-			// Four spellings of one URL (RFC 1738 equivalences).
-			urls := seq("gopher://h.example/0/a", "GOPHER://H.EXAMPLE/0/a", "gopher://h.example:70/0/a", "gopher://h.example/0/%61")
-			go func() {
-				time.Sleep(50 * time.Millisecond) // let the duplicates arrive
-				close(release)
-			}()
-			err := b.Run(context.Background(), urls, func(ctx context.Context, r *Result) error {
-				if r.Err != nil {
-					t.Error(r.Err)
+			synctest.Test(t, func(t *testing.T) {
+				var calls atomic.Int64
+				release := make(chan struct{})
+				c := &Client{PerHost: -1}
+				c.Register("gopher", HandlerFunc(func(ctx context.Context, req *Request) (*Resource, error) {
+					calls.Add(1)
+					<-release
+					return &Resource{Size: 1, Body: io.NopCloser(strings.NewReader("x"))}, nil
+				}))
+				var shared atomic.Int64
+				var seen atomic.Int64
+				b := &Batch{Client: c, Parallel: 8, PerHost: 8, FetchDuplicates: dup}
+				// Four spellings of one URL (RFC 1738 equivalences).
+				urls := seq("gopher://h.example/0/a", "GOPHER://H.EXAMPLE/0/a", "gopher://h.example:70/0/a", "gopher://h.example/0/%61")
+				go func() {
+					// Once all else waits, the duplicates have arrived.
+					synctest.Wait()
+					close(release)
+				}()
+				err := b.Run(context.Background(), urls, func(ctx context.Context, r *Result) error {
+					if r.Err != nil {
+						t.Error(r.Err)
+					}
+					if r.Shared {
+						shared.Add(1)
+					}
+					seen.Add(1)
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
 				}
-				if r.Shared {
-					shared.Add(1)
+				wantCalls, wantShared := int64(1), int64(3)
+				if dup {
+					wantCalls, wantShared = 4, 0
 				}
-				seen.Add(1)
-				return nil
+				if calls.Load() != wantCalls || shared.Load() != wantShared || seen.Load() != 4 {
+					t.Errorf("fetched %d times, %d shared, %d delivered; want %d, %d, 4", calls.Load(), shared.Load(), seen.Load(), wantCalls, wantShared)
+				}
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantCalls, wantShared := int64(1), int64(3)
-			if dup {
-				wantCalls, wantShared = 4, 0
-			}
-			if calls.Load() != wantCalls || shared.Load() != wantShared || seen.Load() != 4 {
-				t.Errorf("fetched %d times, %d shared, %d delivered; want %d, %d, 4", calls.Load(), shared.Load(), seen.Load(), wantCalls, wantShared)
-			}
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/url"
@@ -14,7 +15,8 @@ import (
 
 // gateHandler counts the fetches in progress at once. Each waits, up to a
 // second, until want are in progress, so that a cap below want shows as a
-// peak below it and a cap above as a peak above.
+// peak below it and a cap above as a peak above. Its waits are meant for
+// a synctest bubble's clock, where they take no time.
 type gateHandler struct {
 	depth int // its Pipelining; 0: not a Pipeliner (see plainGate)
 	want  int
@@ -82,48 +84,50 @@ func TestPipelinerCaps(t *testing.T) {
 	for _, tt := range tests {
 		for _, via := range []string{"client", "batch"} {
 			t.Run(tt.name+" "+via, func(t *testing.T) {
-				g := newGate(tt.depth, tt.want)
-				var h Handler = g
-				if !tt.pipeliner {
-					h = plainGate{g}
-				}
-				urls := make([]string, 24)
-				for i := range urls {
-					urls[i] = fmt.Sprintf("http://one.example/%d", i)
-				}
-				switch via {
-				case "client":
-					c := &Client{PerHost: 2}
-					c.Register("http", h)
-					var wg sync.WaitGroup
-					for _, u := range urls {
-						wg.Go(func() {
-							res, err := c.Fetch(context.Background(), u)
-							if err != nil {
-								t.Error(err)
-								return
-							}
-							res.Body.Close()
-						})
+				synctest.Test(t, func(t *testing.T) {
+					g := newGate(tt.depth, tt.want)
+					var h Handler = g
+					if !tt.pipeliner {
+						h = plainGate{g}
 					}
-					wg.Wait()
-				case "batch":
-					c := &Client{PerHost: -1} // the Batch's cap alone
-					c.Register("http", h)
-					b := &Batch{Client: c, Parallel: 16, PerHost: 2, FetchDuplicates: true}
-					err := b.Run(context.Background(), seq(urls...), func(ctx context.Context, r *Result) error {
-						if r.Err != nil {
-							return r.Err
+					urls := make([]string, 24)
+					for i := range urls {
+						urls[i] = fmt.Sprintf("http://one.example/%d", i)
+					}
+					switch via {
+					case "client":
+						c := &Client{PerHost: 2}
+						c.Register("http", h)
+						var wg sync.WaitGroup
+						for _, u := range urls {
+							wg.Go(func() {
+								res, err := c.Fetch(context.Background(), u)
+								if err != nil {
+									t.Error(err)
+									return
+								}
+								res.Body.Close()
+							})
 						}
-						return r.Resource.Body.Close()
-					})
-					if err != nil {
-						t.Fatal(err)
+						wg.Wait()
+					case "batch":
+						c := &Client{PerHost: -1} // the Batch's cap alone
+						c.Register("http", h)
+						b := &Batch{Client: c, Parallel: 16, PerHost: 2, FetchDuplicates: true}
+						err := b.Run(context.Background(), seq(urls...), func(ctx context.Context, r *Result) error {
+							if r.Err != nil {
+								return r.Err
+							}
+							return r.Resource.Body.Close()
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
 					}
-				}
-				if got := g.peakSeen(); got != tt.want {
-					t.Errorf("%d transfers at once, want %d", got, tt.want)
-				}
+					if got := g.peakSeen(); got != tt.want {
+						t.Errorf("%d transfers at once, want %d", got, tt.want)
+					}
+				})
 			})
 		}
 	}

@@ -19,21 +19,6 @@ import (
 // given. Such a failure is of Kind Auth.
 var ErrClientCertificate = errors.New("the server requires a client certificate")
 
-// ClientCertError returns err as an *Error of Kind Auth wrapping
-// ErrClientCertificate when err is the TLS alert a server sends for a
-// missing or refused client certificate (certificate_required, or
-// bad_certificate, RFC 8446 §6.2), else nil.
-func ClientCertError(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if strings.Contains(msg, "remote error: tls: certificate required") || strings.Contains(msg, "remote error: tls: bad certificate") {
-		return &Error{Kind: Auth, Err: fmt.Errorf("%w (%v)", ErrClientCertificate, err)}
-	}
-	return nil
-}
-
 // LoadKeyPair reads a client certificate and its private key from PEM
 // files, as curl's --cert and --key: keyFile may be empty when certFile
 // holds the key too. A key in legacy encrypted PEM ("Proc-Type:

@@ -26,23 +26,6 @@ func TestPinnedPublicKeys(t *testing.T) {
 	}
 }
 
-func TestClientCertError(t *testing.T) {
-	for _, tt := range []struct {
-		msg  string
-		want bool
-	}{
-		{"remote error: tls: certificate required", true},
-		{"read tcp: remote error: tls: bad certificate", true},
-		{"remote error: tls: handshake failure", false},
-		{"connection reset by peer", false},
-	} {
-		err := fetch.ClientCertError(errors.New(tt.msg))
-		if got := err != nil && errors.Is(err, fetch.ErrClientCertificate) && errors.Is(err, fetch.Auth); got != tt.want {
-			t.Errorf("ClientCertError(%q) = %v, want one: %v", tt.msg, err, tt.want)
-		}
-	}
-}
-
 func TestParseTLSVersion(t *testing.T) {
 	for in, want := range map[string]uint16{"1.2": tls.VersionTLS12, "1.3": tls.VersionTLS13, "1.0": tls.VersionTLS10} {
 		if v, err := fetch.ParseTLSVersion(in); err != nil || v != want {

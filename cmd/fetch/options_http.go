@@ -17,6 +17,8 @@ var httpOptions = []option{
 		set: func(c *config, v string) (err error) { c.handlers.http.Pipeline, err = positive(v); return }},
 	{long: "http2", help: "https: offer HTTP/2 in the TLS handshake and speak it to a server that takes it (default: HTTP/1.1, which moves a body with less CPU)",
 		set: func(c *config, _ string) error { c.handlers.http.HTTP2 = true; return nil }},
+	{long: "parallel-immediate", help: "https: dial every connection at once, each with a full TLS handshake (default: connections to a server wait for its first one's session, and resume it)",
+		set: func(c *config, _ string) error { c.handlers.http.ParallelImmediate = true; return nil }},
 	{long: "http1.1", help: "http(s): speak HTTP/1.1, the default (curl's option, accepted as it is; undoes an earlier --http2)",
 		set: func(c *config, _ string) error { c.handlers.http.HTTP2 = false; return nil }},
 	{long: "max-redirs", arg: "N", help: "follow at most N redirects and referrals (http(s), prospero; default 10; 0 follows none)",

@@ -101,7 +101,8 @@ func TestRetryResumes(t *testing.T) {
 }
 
 // --retry retries 500 and 502 as curl does; --retry-all-errors any
-// failure another try could change; --retry-max-time stops retrying.
+// failure another try could change; --retry-max-time stops retrying. A
+// delay of 10 ms (not 0, the backoff from a second) keeps the test short.
 func TestRetryCurlStatuses(t *testing.T) {
 	var mu sync.Mutex
 	hits := map[string]int{}
@@ -123,11 +124,11 @@ func TestRetryCurlStatuses(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"--retry", "1", "--retry-delay", "0", srv.URL + "/500"}, 0},
-		{[]string{"--retry", "1", "--retry-delay", "0", srv.URL + "/502"}, 0},
+		{[]string{"--retry", "1", "--retry-delay", "0.01", srv.URL + "/500"}, 0},
+		{[]string{"--retry", "1", "--retry-delay", "0.01", srv.URL + "/502"}, 0},
 		{[]string{srv.URL + "/500/b"}, 1},
-		{[]string{"--retry", "1", "--retry-delay", "0", srv.URL + "/404"}, 7},
-		{[]string{"--retry", "1", "--retry-delay", "0", "--retry-all-errors", srv.URL + "/404/b"}, 0},
+		{[]string{"--retry", "1", "--retry-delay", "0.01", srv.URL + "/404"}, 7},
+		{[]string{"--retry", "1", "--retry-delay", "0.01", "--retry-all-errors", srv.URL + "/404/b"}, 0},
 		{[]string{"--retry", "3", "--retry-delay", "5", "--retry-max-time", "1", srv.URL + "/503"}, 1},
 	} {
 		out, errs, code := fetchCmd(t, "", tt.args...)

@@ -4,6 +4,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -182,12 +183,17 @@ func refreshURL(content string) (string, bool) {
 	return rest, rest != ""
 }
 
-var cssURL = regexp.MustCompile(`(?i)url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)|@import\s+(?:"([^"]*)"|'([^']*)')`)
+// cssURL matches url(...) and @import "..." in CSS. It is compiled on
+// first use, not at package init: every run of the command links this
+// package, and most extract no links.
+var cssURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)|@import\s+(?:"([^"]*)"|'([^']*)')`)
+})
 
 // cssURLs returns the URLs CSS text names: url(...) and @import "...".
 func cssURLs(css string) []string {
 	var out []string
-	for _, m := range cssURL.FindAllStringSubmatch(css, -1) {
+	for _, m := range cssURL().FindAllStringSubmatch(css, -1) {
 		for _, g := range m[1:] {
 			if g != "" {
 				out = append(out, g)

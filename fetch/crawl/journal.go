@@ -87,6 +87,9 @@ func openDiskFrontier(dir string) (*diskFrontier, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	if err := olderState(dir); err != nil {
+		return nil, err
+	}
 	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
@@ -103,6 +106,24 @@ func openDiskFrontier(dir string) (*diskFrontier, error) {
 	}
 	f.w = bufio.NewWriterSize(f.log, 64<<10)
 	return f, nil
+}
+
+// ErrOlderState is the error of OpenDiskFrontier on a folder that holds
+// the state of an earlier version of this package (frontier.db, a bbolt
+// file) and no journal: it is not read, and a crawl started over in its
+// place would fetch everything again.
+var ErrOlderState = errors.New("the folder holds an earlier version's crawl state (frontier.db), which this version does not read: remove it to start over, or use another folder")
+
+// olderState returns ErrOlderState when dir holds frontier.db and no
+// journal.
+func olderState(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, journalName)); err == nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "frontier.db")); err == nil {
+		return ErrOlderState
+	}
+	return nil
 }
 
 // records reads the records of a journal from r, calling each with its

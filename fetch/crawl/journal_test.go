@@ -92,6 +92,30 @@ func TestDiskFrontierLocked(t *testing.T) {
 	}
 }
 
+// A folder with an earlier version's state (frontier.db) and no journal is
+// refused with ErrOlderState, not crawled again from the start; beside a
+// journal the old file is no matter.
+func TestDiskFrontierOlderState(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "frontier.db"), []byte("bbolt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := OpenDiskFrontier(dir); !errors.Is(err, ErrOlderState) {
+		if f != nil {
+			f.Close()
+		}
+		t.Fatalf("OpenDiskFrontier of a folder with frontier.db: %v, want ErrOlderState", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, journalName), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenDiskFrontier(dir)
+	if err != nil {
+		t.Fatalf("with a journal beside it: %v", err)
+	}
+	f.Close()
+}
+
 // The disk frontier holds in memory what the memory frontier does: 16
 // bytes a key and a bounded window of waiting links; the links are in its
 // journal and its segment files. The bbolt file it replaced held every

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -57,21 +58,30 @@ func TestPool(t *testing.T) {
 	}
 }
 
+// TestPoolIdleTime: a connection idle for IdleTime is still kept; one
+// idle a moment longer is discarded. The clock is a synctest bubble's.
 func TestPoolIdleTime(t *testing.T) {
-	var d discards
-	p := &Pool[string, int]{IdleTime: time.Nanosecond, Discard: d.add}
-	p.Put("a", 1)
-	time.Sleep(time.Millisecond)
-	if _, ok := p.Get("a"); ok {
-		t.Error("Get returned a connection idle past IdleTime")
-	}
-	p.Close() // waits for the discard Get started
-	if got := d.list(); !slices.Equal(got, []int{1}) {
-		t.Errorf("discarded %v, want [1]", got)
-	}
-	if p.Len() != 0 {
-		t.Error("the expired connection is still kept")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var d discards
+		p := &Pool[string, int]{IdleTime: time.Second, Discard: d.add}
+		p.Put("a", 1)
+		time.Sleep(time.Second)
+		if c, ok := p.Get("a"); !ok || c != 1 {
+			t.Errorf("Get after IdleTime = %d, %v; want the connection, 1", c, ok)
+		}
+		p.Put("a", 2)
+		time.Sleep(time.Second + time.Nanosecond)
+		if _, ok := p.Get("a"); ok {
+			t.Error("Get returned a connection idle past IdleTime")
+		}
+		p.Close() // waits for the discard Get started
+		if got := d.list(); !slices.Equal(got, []int{2}) {
+			t.Errorf("discarded %v, want [2]", got)
+		}
+		if p.Len() != 0 {
+			t.Error("the expired connection is still kept")
+		}
+	})
 }
 
 func TestPoolNone(t *testing.T) {

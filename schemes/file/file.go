@@ -9,9 +9,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"mime"
 	"os"
-	"path"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -108,7 +106,7 @@ func (h *Handler) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 	}
 	res.Kind = fetch.ResourceFile
 	res.Size = fi.Size()
-	res.MediaType = mime.TypeByExtension(path.Ext(p))
+	res.MediaType = guessType(p)
 	res.MediaTypeGuessed = res.MediaType != ""
 	if req.Head {
 		f.Close()

@@ -3,9 +3,7 @@ package file
 import (
 	"context"
 	"io"
-	"mime"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -77,7 +75,7 @@ func (h *Handler) List(ctx context.Context, req *fetch.Request) (*fetch.Listing,
 				e.Kind, e.Size = fetch.ResourceDirectory, -1
 				ref += "/"
 			case info.Mode().IsRegular():
-				e.MediaType = mime.TypeByExtension(path.Ext(name))
+				e.MediaType = guessType(name)
 			default:
 				e.Size = -1 // a pipe, device or socket
 			}

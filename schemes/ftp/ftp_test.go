@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"testing/iotest"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -37,6 +38,20 @@ func get(t *testing.T, h *Handler, req *fetch.Request) (*fetch.Resource, []byte,
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := h.Fetch(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	return res, b, err
+}
+
+// getVia is get through a Client (pipeClient's, say).
+func getVia(t *testing.T, c *fetch.Client, req *fetch.Request) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.Do(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -265,62 +280,62 @@ func TestResume(t *testing.T) {
 // when the dial fails, Fetch says so at once (Kind Connect) rather than
 // wait for a reply the server cannot give without that connection.
 func TestDataDialFails(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().(*net.TCPAddr).Port
-	ln.Close() // nothing listens there: the dial is refused
-	var mu sync.Mutex
-	var got []string
-	addr := fetchtest.Serve(t, func(c net.Conn) {
-		tp := textproto.NewConn(c)
-		tp.PrintfLine("220 ready")
-		for {
-			line, err := tp.ReadLine()
-			if err != nil {
-				return
+	synctest.Test(t, func(t *testing.T) {
+		p := new(fetchtest.Pipes)
+		const closed = 2121 // nothing listens there: the dial is refused
+		var mu sync.Mutex
+		var got []string
+		addr := p.Serve(t, func(c net.Conn) {
+			tp := textproto.NewConn(c)
+			tp.PrintfLine("220 ready")
+			for {
+				line, err := tp.ReadLine()
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				got = append(got, line)
+				mu.Unlock()
+				verb, _, _ := strings.Cut(line, " ")
+				switch verb {
+				case "USER":
+					tp.PrintfLine("230 in")
+				case "PWD":
+					tp.PrintfLine(`257 "/"`)
+				case "TYPE":
+					tp.PrintfLine("200 ok")
+				case "SIZE":
+					tp.PrintfLine("213 5")
+				case "EPSV":
+					tp.PrintfLine("229 Entering Extended Passive Mode (|||%d|)", closed)
+				case "RETR":
+					// A server waits for the data connection before it
+					// replies: it never comes.
+				default:
+					tp.PrintfLine("502 no")
+				}
 			}
-			mu.Lock()
-			got = append(got, line)
-			mu.Unlock()
-			verb, _, _ := strings.Cut(line, " ")
-			switch verb {
-			case "USER":
-				tp.PrintfLine("230 in")
-			case "PWD":
-				tp.PrintfLine(`257 "/"`)
-			case "TYPE":
-				tp.PrintfLine("200 ok")
-			case "SIZE":
-				tp.PrintfLine("213 5")
-			case "EPSV":
-				tp.PrintfLine("229 Entering Extended Passive Mode (|||%d|)", closed)
-			case "RETR":
-				// A server waits for the data connection before it
-				// replies: it never comes.
-			default:
-				tp.PrintfLine("502 no")
-			}
+		})
+		h := &Handler{}
+		defer h.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		// On the bubble's clock the exchanges take no time: the RETR reply
+		// is awaited dataGrace, for a refusal, and no longer.
+		start := time.Now()
+		_, err := pipeClient(p, h).Do(ctx, req(t, "ftp://"+addr+"/f.bin"))
+		if !errors.Is(err, fetch.Connect) {
+			t.Fatalf("Fetch with a refused data connection: %v, want Kind Connect", err)
+		}
+		if d := time.Since(start); d != dataGrace {
+			t.Errorf("Fetch took %v, want dataGrace (%v): it waited for the RETR reply", d, dataGrace)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if want := []string{"USER anonymous", "PWD", "TYPE I", "SIZE f.bin", "EPSV", "RETR f.bin"}; !slices.Equal(got, want) && !slices.Equal(got, want[:len(want)-1]) {
+			t.Errorf("commands = %q\nwant %q", got, want)
 		}
 	})
-	h := &Handler{}
-	defer h.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	start := time.Now()
-	_, err = h.Fetch(ctx, req(t, "ftp://"+addr+"/f.bin"))
-	if !errors.Is(err, fetch.Connect) {
-		t.Fatalf("Fetch with a refused data connection: %v, want Kind Connect", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Fetch took %v: it waited for the RETR reply", d)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if want := []string{"USER anonymous", "PWD", "TYPE I", "SIZE f.bin", "EPSV", "RETR f.bin"}; !slices.Equal(got, want) && !slices.Equal(got, want[:len(want)-1]) {
-		t.Errorf("commands = %q\nwant %q", got, want)
-	}
 }
 
 func TestResumeAtOrPastTheEnd(t *testing.T) {

@@ -8,75 +8,93 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // TestDeadlineMidLine: a context deadline that expires while a reply line
-// is half read is a timeout, not a malformed ("short") reply.
+// is half read is a timeout, not a malformed ("short") reply. On pipes in
+// a bubble the drip and the deadline run on the bubble's clock.
 func TestDeadlineMidLine(t *testing.T) {
-	addr := scripted(t, func(c net.Conn) {
-		drip(c, "220 a greeting sent one byte a second\r\n", time.Second)
-	}, nil)
-	h := &Handler{}
-	defer h.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
-	defer cancel()
-	_, err := h.Fetch(ctx, req(t, "ftp://"+addr+"/f.bin"))
-	if fetch.KindOf(err) != fetch.Timeout {
-		t.Fatalf("greeting cut by the deadline: %v (kind %d), want Timeout", err, fetch.KindOf(err))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := new(fetchtest.Pipes)
+		addr := scriptedPipes(t, p, func(c net.Conn) {
+			drip(c, "220 a greeting sent one byte a second\r\n", time.Second)
+		}, nil)
+		h := &Handler{}
+		defer h.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, err := pipeClient(p, h).Do(ctx, req(t, "ftp://"+addr+"/f.bin"))
+		if fetch.KindOf(err) != fetch.Timeout {
+			t.Fatalf("greeting cut by the deadline: %v (kind %d), want Timeout", err, fetch.KindOf(err))
+		}
+		if d := time.Since(start); d != 2500*time.Millisecond {
+			t.Errorf("greeting cut after %v, want the deadline, 2.5s", d)
+		}
+	})
 }
 
 // TestDeadlineBeforeFinalReply: the data arrived but the 226 did not when
 // the context's deadline ran out: a timeout, not an incomplete transfer.
 func TestDeadlineBeforeFinalReply(t *testing.T) {
-	addr := scripted(t, nil, func(tp *textproto.Conn, verb, arg string) bool {
-		switch verb {
-		case "SIZE":
-			tp.PrintfLine("213 4")
-		case "EPSV":
-			passive(tp, func(dc net.Conn) { dc.Write([]byte("data")) })
-		case "RETR":
-			tp.PrintfLine("150 here it comes")
-			// ... and no 226.
-		default:
-			return false
+	synctest.Test(t, func(t *testing.T) {
+		p := new(fetchtest.Pipes)
+		addr := scriptedPipes(t, p, nil, func(tp *textproto.Conn, verb, arg string) bool {
+			switch verb {
+			case "SIZE":
+				tp.PrintfLine("213 4")
+			case "EPSV":
+				passiveOn(p, tp, func(dc net.Conn) { dc.Write([]byte("data")) })
+			case "RETR":
+				tp.PrintfLine("150 here it comes")
+				// ... and no 226.
+			default:
+				return false
+			}
+			return true
+		})
+		h := &Handler{}
+		defer h.Close()
+		// The deadline also covers the login and the transfer's set-up,
+		// which take no time on the bubble's clock.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		start := time.Now()
+		res, err := pipeClient(p, h).Do(ctx, req(t, "ftp://"+addr+"/f.bin"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		return true
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		if fetch.KindOf(err) != fetch.Timeout || string(b) != "data" {
+			t.Fatalf("no 226 before the deadline: %q, %v (kind %d), want the data and Timeout", b, err, fetch.KindOf(err))
+		}
+		if d := time.Since(start); d != 5*time.Second {
+			t.Errorf("the wait for the 226 ended after %v, want the deadline, 5s", d)
+		}
 	})
-	h := &Handler{}
-	defer h.Close()
-	// The deadline also covers the login and the transfer's set-up, which
-	// must succeed: seven exchanges, each of which a busy machine may
-	// delay by a few hundred ms.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	res, err := h.Fetch(ctx, req(t, "ftp://"+addr+"/f.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	_, err = io.ReadAll(res.Body)
-	if fetch.KindOf(err) != fetch.Timeout {
-		t.Fatalf("no 226 before the deadline: %v (kind %d), want Timeout", err, fetch.KindOf(err))
-	}
 }
 
 // TestReplyBoundedWhole: without a deadline from the context, a reply
 // dripped a byte at a time (each byte well within the idle timeout) fails
 // once the idle timeout has passed for the whole reply: the greeting, and
-// a multi-line reply later on.
+// a multi-line reply later on. On the bubble's clock the login's
+// exchanges take no time, so the reply fails exactly at the idle timeout.
 func TestReplyBoundedWhole(t *testing.T) {
 	greeting := "220-welcome\r\n" + strings.Repeat("220-a long banner line\r\n", 20) + "220 ready\r\n"
 	pwd := "257-here\r\n" + strings.Repeat("257-more\r\n", 20) + "257 \"/\"\r\n"
 	tests := []struct {
-		name string
-		addr string
+		name   string
+		greet  func(c net.Conn)
+		answer func(tp *textproto.Conn, verb, arg string) bool
 	}{
-		{"greeting", scripted(t, func(c net.Conn) { drip(c, greeting, 200*time.Millisecond) }, nil)},
-		{"PWD", scripted(t, nil, func(tp *textproto.Conn, verb, arg string) bool {
+		{"greeting", func(c net.Conn) { drip(c, greeting, 200*time.Millisecond) }, nil},
+		{"PWD", nil, func(tp *textproto.Conn, verb, arg string) bool {
 			if verb != "PWD" {
 				return false
 			}
@@ -88,21 +106,27 @@ func TestReplyBoundedWhole(t *testing.T) {
 				time.Sleep(200 * time.Millisecond)
 			}
 			return true
-		})},
+		}},
 	}
 	for _, tt := range tests {
-		h := &Handler{}
-		r := req(t, "ftp://"+tt.addr+"/f.bin")
-		r.IdleTimeout = time.Second
-		start := time.Now()
-		_, err := h.Fetch(context.Background(), r)
-		h.Close()
-		if fetch.KindOf(err) != fetch.Timeout {
-			t.Errorf("%s dripped: %v (kind %d), want Timeout", tt.name, err, fetch.KindOf(err))
-		}
-		if d := time.Since(start); d > 8*time.Second {
-			t.Errorf("%s dripped: failed after %v, want about the idle timeout (1s)", tt.name, d)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := new(fetchtest.Pipes)
+				addr := scriptedPipes(t, p, tt.greet, tt.answer)
+				h := &Handler{}
+				defer h.Close()
+				r := req(t, "ftp://"+addr+"/f.bin")
+				r.IdleTimeout = time.Second
+				start := time.Now()
+				_, err := pipeClient(p, h).Do(context.Background(), r)
+				if fetch.KindOf(err) != fetch.Timeout {
+					t.Errorf("%s dripped: %v (kind %d), want Timeout", tt.name, err, fetch.KindOf(err))
+				}
+				if d := time.Since(start); d != time.Second {
+					t.Errorf("%s dripped: failed after %v, want the idle timeout (1s)", tt.name, d)
+				}
+			})
+		})
 	}
 }
 

@@ -58,7 +58,7 @@ func segmentsURL(dir *url.URL, segs []string) string {
 }
 
 // WriteListing renders an NLST listing read from r (a Body of Kind
-// directory from dir) for reading, as the CLI's --menu does: one line per
+// directory from dir) for a person to read: one line per
 // name, "name <url>", with control characters in names shown as '?'. Names
 // longer than 64 KiB are cut. It returns the first error reading r or
 // writing w; the caller closes r.
@@ -186,8 +186,8 @@ func (l *listing) convert(b []byte) []byte {
 
 func (l *listing) Close() error { return l.src.Close() }
 
-// WriteEntries renders a listing from Handler.List for reading, as the
-// CLI's --menu does: one line per entry, "name <url>", the name's control
+// WriteEntries renders a listing from Handler.List for a person to read:
+// one line per entry, "name <url>", the name's control
 // characters escaped, a directory's URL ending in "/" (so that following
 // it lists it). When lines of the server's listing could not be parsed,
 // a last line says how many. It returns the first error of the listing or

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
@@ -16,7 +17,29 @@ import (
 // PWD ("/") are answered when answer does not.
 func scripted(t *testing.T, greet func(c net.Conn), answer func(tp *textproto.Conn, verb, arg string) bool) string {
 	t.Helper()
-	return fetchtest.Serve(t, func(c net.Conn) {
+	return fetchtest.Serve(t, script(greet, answer))
+}
+
+// scriptedPipes is scripted on a network of pipes, for a test in a
+// testing/synctest bubble (see pipeClient); passive's data listener, in
+// answer, must then be on p too (passiveOn).
+func scriptedPipes(t *testing.T, p *fetchtest.Pipes, greet func(c net.Conn), answer func(tp *textproto.Conn, verb, arg string) bool) string {
+	t.Helper()
+	return p.Serve(t, script(greet, answer))
+}
+
+// pipeClient returns a Client whose connections are made on p, with h as
+// its ftp handler: a fetch through it in a synctest bubble waits on the
+// bubble's clock.
+func pipeClient(p *fetchtest.Pipes, h *Handler) *fetch.Client {
+	c := &fetch.Client{DialContext: p.DialContext}
+	c.Register("ftp", h)
+	return c
+}
+
+// script is scripted's answer to a connection.
+func script(greet func(c net.Conn), answer func(tp *textproto.Conn, verb, arg string) bool) func(net.Conn) {
+	return func(c net.Conn) {
 		tp := textproto.NewConn(c)
 		if greet != nil {
 			greet(c)
@@ -48,22 +71,34 @@ func scripted(t *testing.T, greet func(c net.Conn), answer func(tp *textproto.Co
 				tp.PrintfLine("502 no")
 			}
 		}
-	})
+	}
 }
 
 // passive answers EPSV with a data listener on 127.0.0.1 and gives serve
 // the one connection it accepts, within 10 seconds, closing it after;
 // it answers 425 when it cannot listen.
 func passive(tp *textproto.Conn, serve func(dc net.Conn)) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	passiveOn(nil, tp, serve)
+}
+
+// passiveOn is passive with the data listener on p; nil p means a socket.
+func passiveOn(p *fetchtest.Pipes, tp *textproto.Conn, serve func(dc net.Conn)) {
+	var ln net.Listener
+	var err error
+	if p != nil {
+		ln, err = p.Listen("127.0.0.1:0")
+	} else {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
 	if err != nil {
 		tp.PrintfLine("425 no")
 		return
 	}
+	stop := time.AfterFunc(10*time.Second, func() { ln.Close() })
 	go func() {
 		defer ln.Close()
-		ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
 		dc, err := ln.Accept()
+		stop.Stop()
 		if err != nil {
 			return
 		}

@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -46,6 +47,7 @@ type fakeServer struct {
 	implicit     bool                     // with tlsConf: TLS from the first byte (ftps)
 	nagle        bool                     // each reply written in two pieces, Nagle's algorithm on
 	links        map[string]string        // symbolic links: absolute path → target (relative to the link's folder, or absolute)
+	pipes        *fetchtest.Pipes         // when set, the network it serves and connects on (see pipeClient)
 
 	mu     sync.Mutex
 	refuse map[string]bool // CWD to these absolute paths fails (set with refuseCWD)
@@ -67,7 +69,11 @@ func newFakeServer(t testing.TB) *fakeServer {
 // before.
 func (s *fakeServer) start() *fakeServer {
 	s.t.Helper()
-	s.address = fetchtest.Serve(s.t, func(c net.Conn) {
+	serve := fetchtest.Serve
+	if s.pipes != nil {
+		serve = s.pipes.Serve
+	}
+	s.address = serve(s.t, func(c net.Conn) {
 		s.mu.Lock()
 		s.conns[c] = true
 		s.log = append(s.log, nil)
@@ -81,6 +87,23 @@ func (s *fakeServer) start() *fakeServer {
 		s.serve(c, id)
 	})
 	return s
+}
+
+// listen makes a passive data listener at 127.0.0.1, on s.pipes when set.
+func (s *fakeServer) listen() (net.Listener, error) {
+	if s.pipes != nil {
+		return s.pipes.Listen("127.0.0.1:0")
+	}
+	return net.Listen("tcp", "127.0.0.1:0")
+}
+
+// dial connects an active-mode data connection to addr, on s.pipes when
+// set.
+func (s *fakeServer) dial(addr string) (net.Conn, error) {
+	if s.pipes != nil {
+		return s.pipes.DialContext(context.Background(), "tcp", addr)
+	}
+	return net.Dial("tcp", addr)
 }
 
 // refuseCWD makes CWD to p fail from now on.
@@ -294,7 +317,7 @@ func (ss *session) handle(verb, arg string) bool {
 			ss.reply(500, "Unknown command.")
 			return true
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ln, err := ss.s.listen()
 		if err != nil {
 			ss.reply(425, "cannot listen")
 			return true
@@ -399,7 +422,7 @@ func (ss *session) send(b []byte, p string, cut, noFinal bool) {
 	var err error
 	if ss.port != "" {
 		ss.reply(150, "Opening BINARY mode data connection.")
-		dc, err = net.Dial("tcp", ss.port)
+		dc, err = ss.s.dial(ss.port)
 	} else if ss.pasv != nil {
 		ss.reply(150, "Opening BINARY mode data connection.")
 		dc, err = ss.pasv.Accept()

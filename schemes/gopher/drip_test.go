@@ -8,9 +8,11 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -39,26 +41,29 @@ func drip(head, tail string, stop <-chan struct{}) respond {
 
 // TestDrippedLines checks that a menu line, and the first line of any
 // reply, must arrive whole within the idle timeout: a server that sends
-// it a byte at a time is cut off, however short each wait.
+// it a byte at a time is cut off, however short each wait. On pipes in a
+// synctest bubble the drip and the timeout run on the bubble's clock: the
+// cut comes exactly at the idle timeout.
 func TestDrippedLines(t *testing.T) {
-	stop := make(chan struct{})
-	long := "0A text item whose line never ends, sent one byte at a time " +
-		"by a server that means to keep the connection for ever\tsel"
-	s := newServer(t, map[string]respond{
-		"/menu":  drip("1Dir\t/d\th\t70\r\n", long+long+long, stop),
-		"/first": drip("", "3"+long+long, stop),
-	})
-	t.Cleanup(func() { close(stop) })
-	idle := func(r *fetch.Request) { r.IdleTimeout = 500 * time.Millisecond }
-	for _, path := range []string{"1/menu", "9/first", "0/first"} {
-		start := time.Now()
-		_, _, err := get(t, &Handler{}, "gopher://"+s.addr+"/"+path, idle)
-		// The test's own deadline is 20 s; the idle timeout must end it long
-		// before.
-		if !errors.Is(err, fetch.Timeout) || time.Since(start) > 10*time.Second {
-			t.Errorf("%s dripped: %v (kind %v) after %v, want kind Timeout from the idle timeout", path, err, fetch.KindOf(err), time.Since(start))
+	synctest.Test(t, func(t *testing.T) {
+		stop := make(chan struct{})
+		long := "0A text item whose line never ends, sent one byte at a time " +
+			"by a server that means to keep the connection for ever\tsel"
+		p := new(fetchtest.Pipes)
+		s := newPipeServer(t, p, map[string]respond{
+			"/menu":  drip("1Dir\t/d\th\t70\r\n", long+long+long, stop),
+			"/first": drip("", "3"+long+long, stop),
+		})
+		t.Cleanup(func() { close(stop) })
+		c := pipeClient(p, &Handler{})
+		for _, path := range []string{"1/menu", "9/first", "0/first"} {
+			start := time.Now()
+			_, _, err := getVia(t, c, "gopher://"+s.addr+"/"+path, 500*time.Millisecond)
+			if d := time.Since(start); !errors.Is(err, fetch.Timeout) || d != 500*time.Millisecond {
+				t.Errorf("%s dripped: %v (kind %v) after %v, want kind Timeout from the idle timeout, 500ms", path, err, fetch.KindOf(err), d)
+			}
 		}
-	}
+	})
 }
 
 // TestControlCharacters checks that server text reaches the error and the
@@ -108,25 +113,35 @@ func TestReplyErrors(t *testing.T) {
 }
 
 // TestCloseAbortsRead checks that Close, called while a Read waits for a
-// server that sends nothing more, ends that Read at once.
+// server that sends nothing more, ends that Read at once. In a synctest
+// bubble on pipes, the Read is known to be blocked (synctest.Wait), and
+// "at once" is no time on the bubble's clock.
 func TestCloseAbortsRead(t *testing.T) {
-	stop := make(chan struct{})
-	s := newServer(t, map[string]respond{"/slow": drip("abc", "", stop)})
-	t.Cleanup(func() { close(stop) })
-	for _, path := range []string{"9/slow", "1/slow", "0/slow"} {
-		u, _ := url.ParseLenient("gopher://" + s.addr + "/" + path)
-		res, err := (&Handler{}).Fetch(context.Background(), &fetch.Request{URL: u, IdleTimeout: time.Minute})
-		if err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		stop := make(chan struct{})
+		p := new(fetchtest.Pipes)
+		s := newPipeServer(t, p, map[string]respond{"/slow": drip("abc", "", stop)})
+		t.Cleanup(func() { close(stop) })
+		c := pipeClient(p, &Handler{})
+		for _, path := range []string{"9/slow", "1/slow", "0/slow"} {
+			u, _ := url.ParseLenient("gopher://" + s.addr + "/" + path)
+			res, err := c.Do(context.Background(), &fetch.Request{URL: u, IdleTimeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := io.ReadAll(res.Body); done <- err }()
+			synctest.Wait()
+			start := time.Now()
+			res.Body.Close()
+			select {
+			case <-done:
+				if d := time.Since(start); d != 0 {
+					t.Errorf("%s: the blocked Read ended %v after Close, want at once", path, d)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: Close did not abort the blocked Read", path)
+			}
 		}
-		done := make(chan error, 1)
-		go func() { _, err := io.ReadAll(res.Body); done <- err }()
-		time.Sleep(100 * time.Millisecond)
-		res.Body.Close()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: Close did not abort the blocked Read", path)
-		}
-	}
+	})
 }

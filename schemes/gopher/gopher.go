@@ -59,6 +59,10 @@ type Handler struct {
 	// order. When there are fewer answers than questions the rest are asked
 	// through Request.Prompt. Default: none.
 	Answers []string
+
+	// sessions lets a gophers connection resume the TLS session of an
+	// earlier one to the same server.
+	sessions wire.TLSSessions
 }
 
 var (
@@ -293,13 +297,7 @@ func (h *Handler) open(ctx context.Context, req *fetch.Request, lines, shown []s
 	sctx, cancel := context.WithCancelCause(ctx)
 	s := &session{conn: fc, stop: fc.Watch(sctx), cancel: cancel, ctx: sctx}
 	if u.Scheme == "gophers" {
-		cfg := &tls.Config{}
-		if req.TLS != nil {
-			cfg = req.TLS.Clone()
-		}
-		if cfg.ServerName == "" {
-			cfg.ServerName = u.Host
-		}
+		cfg := h.sessions.Config(req.TLS, u.Host)
 		tc := tls.Client(fc, cfg)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			s.Close()

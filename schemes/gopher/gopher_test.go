@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -44,6 +45,25 @@ func get(t *testing.T, h *Handler, raw string, mod func(*fetch.Request)) (*fetch
 		if res != nil {
 			t.Errorf("Fetch(%s) returned a Resource with error %v", raw, err)
 		}
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
+// getVia fetches raw through c (pipeClient's, say) with the idle
+// timeout idle, and reads the whole body.
+func getVia(t *testing.T, c *fetch.Client, raw string, idle time.Duration) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	u, err := url.ParseLenient(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.Do(ctx, &fetch.Request{URL: u, IdleTimeout: idle})
+	if err != nil {
 		return nil, nil, err
 	}
 	defer res.Body.Close()
@@ -430,5 +450,28 @@ func TestGophers(t *testing.T) {
 	}
 	if _, _, err := get(t, &Handler{}, "gophers://"+s.addr+"/0/ab", nil); !errors.Is(err, fetch.Connect) {
 		t.Errorf("untrusted certificate: %v, want fetch.Connect", err)
+	}
+}
+
+// TestGophersResumes checks that a Handler's second gophers connection to
+// a server resumes the TLS session of the first.
+func TestGophersResumes(t *testing.T) {
+	serverTLS, clientTLS := fetchtest.TLS(t)
+	s := newTLSServer(t, map[string]respond{
+		"/how": func(c net.Conn, _ *bufio.Reader, _ string) {
+			if c.(*tls.Conn).ConnectionState().DidResume {
+				io.WriteString(c, "resumed\r\n")
+			} else {
+				io.WriteString(c, "full\r\n")
+			}
+		},
+	}, serverTLS)
+	h := &Handler{}
+	trust := func(r *fetch.Request) { r.TLS = clientTLS }
+	for i, want := range []string{"full\r\n", "resumed\r\n", "resumed\r\n"} {
+		_, got, err := get(t, h, "gophers://"+s.addr+"/0/how", trust)
+		if err != nil || string(got) != want {
+			t.Errorf("connection %d: %q, %v; want %q", i+1, got, err, want)
+		}
 	}
 }

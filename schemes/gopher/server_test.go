@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
@@ -32,6 +33,24 @@ func newServer(t testing.TB, routes map[string]respond) *server {
 	s := &server{routes: routes}
 	s.addr = fetchtest.Serve(t, s.serve)
 	return s
+}
+
+// newPipeServer is newServer on p, a network in memory, for a test in a
+// testing/synctest bubble, whose waits then run on the bubble's clock:
+// fetch from it with pipeClient(p, h).
+func newPipeServer(t testing.TB, p *fetchtest.Pipes, routes map[string]respond) *server {
+	t.Helper()
+	s := &server{routes: routes}
+	s.addr = p.Serve(t, s.serve)
+	return s
+}
+
+// pipeClient returns a Client whose connections are made on p, with h as
+// its gopher handler.
+func pipeClient(p *fetchtest.Pipes, h *Handler) *fetch.Client {
+	c := &fetch.Client{DialContext: p.DialContext}
+	c.Register("gopher", h)
+	return c
 }
 
 func newTLSServer(t testing.TB, routes map[string]respond, cfg *tls.Config) *server {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -25,7 +26,25 @@ import (
 func rawServer(t *testing.T, reply string, hold bool) string {
 	t.Helper()
 	done := make(chan struct{})
-	addr := fetchtest.Serve(t, func(c net.Conn) {
+	addr := fetchtest.Serve(t, rawReply(reply, hold, done))
+	t.Cleanup(func() { close(done) }) // before Serve's cleanup waits
+	return "http://" + addr
+}
+
+// rawMemServer is rawServer on fetchtest.Pipes, for a test in a synctest
+// bubble: fetch its URLs with memClient(p, h).
+func rawMemServer(t *testing.T, reply string, hold bool) (string, *fetchtest.Pipes) {
+	t.Helper()
+	done := make(chan struct{})
+	base, l := memServe(t, rawReply(reply, hold, done))
+	t.Cleanup(func() { close(done) })
+	return base, l
+}
+
+// rawReply is rawServer's answer to a connection; with hold it keeps the
+// connection until done is closed.
+func rawReply(reply string, hold bool, done <-chan struct{}) func(net.Conn) {
+	return func(c net.Conn) {
 		br := bufio.NewReader(c)
 		for {
 			line, err := br.ReadString('\n')
@@ -37,9 +56,7 @@ func rawServer(t *testing.T, reply string, hold bool) string {
 		if hold {
 			<-done
 		}
-	})
-	t.Cleanup(func() { close(done) }) // before Serve's cleanup waits
-	return "http://" + addr
+	}
 }
 
 func TestCutBodies(t *testing.T) {
@@ -121,27 +138,32 @@ func TestDeadlines(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				// The idle timeout also bounds the wait for a reply that does
-				// come ("body stalls"): it must outlast a server descheduled
-				// for a while on a busy machine. The cases wait side by side.
-				t.Parallel()
-				base := rawServer(t, tt.reply, true)
-				h := tc.handler(t)
-				res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 3 * time.Second})
-				if tt.inFetch {
-					if !errors.Is(err, fetch.Timeout) {
-						t.Fatalf("Fetch: %v (kind %v), want kind Timeout", err, fetch.KindOf(err))
+				// On pipes in a bubble the idle timeout runs on the
+				// bubble's clock: it ends the wait exactly when due, and
+				// the test takes no time.
+				synctest.Test(t, func(t *testing.T) {
+					base, l := rawMemServer(t, tt.reply, true)
+					c := memClient(l, tc.handler(t))
+					start := time.Now()
+					res, err := c.Do(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 3 * time.Second})
+					if tt.inFetch {
+						if !errors.Is(err, fetch.Timeout) {
+							t.Fatalf("Fetch: %v (kind %v), want kind Timeout", err, fetch.KindOf(err))
+						}
+					} else {
+						if err != nil {
+							t.Fatalf("Fetch: %v", err)
+						}
+						defer res.Body.Close()
+						b, err := io.ReadAll(res.Body)
+						if !errors.Is(err, fetch.Timeout) || string(b) != "01234" {
+							t.Fatalf("ReadAll: %q, %v (kind %v), want the first bytes and kind Timeout", b, err, fetch.KindOf(err))
+						}
 					}
-					return
-				}
-				if err != nil {
-					t.Fatalf("Fetch: %v", err)
-				}
-				defer res.Body.Close()
-				b, err := io.ReadAll(res.Body)
-				if !errors.Is(err, fetch.Timeout) || string(b) != "01234" {
-					t.Fatalf("ReadAll: %q, %v (kind %v), want the first bytes and kind Timeout", b, err, fetch.KindOf(err))
-				}
+					if d := time.Since(start); d != 3*time.Second {
+						t.Errorf("the stall ended after %v, want the idle timeout, 3s", d)
+					}
+				})
 			})
 		}
 	})
@@ -282,39 +304,45 @@ func TestResume(t *testing.T) {
 // each well within the timeout, is cut off.
 func TestDrippedHeader(t *testing.T) {
 	onBoth(t, func(t *testing.T, tc transportCase) {
-		stop := make(chan struct{})
-		addr := fetchtest.Serve(t, func(c net.Conn) {
-			br := bufio.NewReader(c)
-			for {
-				line, err := br.ReadString('\n')
-				if err != nil || line == "\r\n" {
-					break
-				}
-			}
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Drip: ")
-			tick := time.NewTicker(50 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					if _, err := c.Write([]byte("x")); err != nil {
-						return
+		synctest.Test(t, func(t *testing.T) {
+			stop := make(chan struct{})
+			base, l := memServe(t, func(c net.Conn) {
+				br := bufio.NewReader(c)
+				for {
+					line, err := br.ReadString('\n')
+					if err != nil || line == "\r\n" {
+						break
 					}
 				}
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Drip: ")
+				tick := time.NewTicker(50 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+						if _, err := c.Write([]byte("x")); err != nil {
+							return
+						}
+					}
+				}
+			})
+			t.Cleanup(func() { close(stop) })
+			c := memClient(l, tc.handler(t))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			start := time.Now()
+			res, err := c.Do(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 500 * time.Millisecond})
+			if err == nil {
+				res.Body.Close()
+			}
+			if !errors.Is(err, fetch.Timeout) || ctx.Err() != nil {
+				t.Fatalf("Fetch of a dripped header: %v (kind %v, context %v), want kind Timeout from the idle timeout", err, fetch.KindOf(err), ctx.Err())
+			}
+			if d := time.Since(start); d != 500*time.Millisecond {
+				t.Errorf("the dripped header was cut off after %v, want the idle timeout, 500ms", d)
 			}
 		})
-		t.Cleanup(func() { close(stop) })
-		h := tc.handler(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "http://"+addr+"/"), IdleTimeout: 500 * time.Millisecond})
-		if err == nil {
-			res.Body.Close()
-		}
-		if !errors.Is(err, fetch.Timeout) || ctx.Err() != nil {
-			t.Fatalf("Fetch of a dripped header: %v (kind %v, context %v), want kind Timeout from the idle timeout", err, fetch.KindOf(err), ctx.Err())
-		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 )
 
 // certAskedKey is the context key of a request's certAsked flag.
@@ -62,7 +63,7 @@ func watchClientCert(tc *tls.Config) {
 // refusal of a missing client certificate when the server asked for one
 // and none was sent, or when err is the alert saying so; else nil.
 func clientCertError(f *certAsked, err error) error {
-	if ce := fetch.ClientCertError(err); ce != nil {
+	if ce := wire.ClientCertError(err); ce != nil {
 		return ce
 	}
 	if f == nil || !f.Load() {

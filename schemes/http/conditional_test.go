@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -126,30 +127,38 @@ func TestRetryAfter(t *testing.T) {
 }
 
 // TestCloseAbortsRead checks that Close, called while a Read waits for a
-// server that sends nothing more, ends that Read at once.
+// server that sends nothing more, ends that Read at once. In a synctest
+// bubble on pipes, the Read is known to be blocked (synctest.Wait) before
+// Close, and "at once" is no time on the bubble's clock.
 func TestCloseAbortsRead(t *testing.T) {
 	onBoth(t, func(t *testing.T, tc transportCase) {
-		base := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", true)
-		h := tc.handler(t)
-		res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 3)
-		if _, err := io.ReadFull(res.Body, buf); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { _, err := res.Body.Read(make([]byte, 10)); done <- err }()
-		time.Sleep(100 * time.Millisecond)
-		res.Body.Close()
-		select {
-		case err := <-done:
-			if err == nil {
-				t.Errorf("Read after Close returned no error")
+		synctest.Test(t, func(t *testing.T) {
+			base, p := rawMemServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", true)
+			h := tc.handler(t)
+			res, err := memClient(p, h).Do(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("Close did not abort the blocked Read")
-		}
+			buf := make([]byte, 3)
+			if _, err := io.ReadFull(res.Body, buf); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := res.Body.Read(make([]byte, 10)); done <- err }()
+			synctest.Wait()
+			start := time.Now()
+			res.Body.Close()
+			select {
+			case err := <-done:
+				if d := time.Since(start); d != 0 {
+					t.Errorf("the blocked Read ended %v after Close, want at once", d)
+				}
+				if err == nil {
+					t.Errorf("Read after Close returned no error")
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Close did not abort the blocked Read")
+			}
+		})
 	})
 }

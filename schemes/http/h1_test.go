@@ -28,7 +28,22 @@ import (
 func exchangeServer(t *testing.T, reply func(r *http.Request) string, closeAfter func(r *http.Request) bool) (string, *atomic.Int32) {
 	t.Helper()
 	var accepted atomic.Int32
-	addr := fetchtest.Serve(t, func(c net.Conn) {
+	addr := fetchtest.Serve(t, exchange(&accepted, reply, closeAfter))
+	return "http://" + addr, &accepted
+}
+
+// exchangeMemServer is exchangeServer on a network of pipes, for a test
+// in a synctest bubble: fetch its URLs with memClient(p, h).
+func exchangeMemServer(t *testing.T, reply func(r *http.Request) string, closeAfter func(r *http.Request) bool) (string, *atomic.Int32, *fetchtest.Pipes) {
+	t.Helper()
+	var accepted atomic.Int32
+	base, p := memServe(t, exchange(&accepted, reply, closeAfter))
+	return base, &accepted, p
+}
+
+// exchange is exchangeServer's answer to a connection.
+func exchange(accepted *atomic.Int32, reply func(r *http.Request) string, closeAfter func(r *http.Request) bool) func(net.Conn) {
+	return func(c net.Conn) {
 		accepted.Add(1)
 		br := bufio.NewReader(c)
 		for {
@@ -43,8 +58,7 @@ func exchangeServer(t *testing.T, reply func(r *http.Request) string, closeAfter
 				return
 			}
 		}
-	})
-	return "http://" + addr, &accepted
+	}
 }
 
 // idleConns returns the idle connections h keeps for plain HTTP.
@@ -337,37 +351,45 @@ func TestWaitForSlot(t *testing.T) {
 
 // TestCancelStalledBody cancels the context of a fetch whose body
 // stalls: the Read blocked on it returns at once, with an error, and the
-// connection is not kept.
+// connection is not kept. In a synctest bubble on pipes, the Read is
+// known to be blocked (synctest.Wait) before the cancel, and "at once" is
+// no time on the bubble's clock.
 func TestCancelStalledBody(t *testing.T) {
 	onBoth(t, func(t *testing.T, tc transportCase) {
-		base := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", true)
-		h := tc.handler(t)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		buf := make([]byte, 3)
-		if _, err := io.ReadFull(res.Body, buf); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { _, err := res.Body.Read(make([]byte, 10)); done <- err }()
-		time.Sleep(50 * time.Millisecond)
-		cancel()
-		select {
-		case err := <-done:
-			if !errors.Is(err, fetch.Canceled) {
-				t.Errorf("Read: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
+		synctest.Test(t, func(t *testing.T) {
+			base, p := rawMemServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc", true)
+			h := tc.handler(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			res, err := memClient(p, h).Do(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("the cancel did not end the blocked Read")
-		}
-		if n := idleConns(h); !tc.netHTTP && n != 0 {
-			t.Errorf("%d idle connections kept, want 0", n)
-		}
+			defer res.Body.Close()
+			buf := make([]byte, 3)
+			if _, err := io.ReadFull(res.Body, buf); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := res.Body.Read(make([]byte, 10)); done <- err }()
+			synctest.Wait()
+			start := time.Now()
+			cancel()
+			select {
+			case err := <-done:
+				if d := time.Since(start); d != 0 {
+					t.Errorf("the blocked Read ended %v after the cancel, want at once", d)
+				}
+				if !errors.Is(err, fetch.Canceled) {
+					t.Errorf("Read: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the cancel did not end the blocked Read")
+			}
+			if n := idleConns(h); !tc.netHTTP && n != 0 {
+				t.Errorf("%d idle connections kept, want 0", n)
+			}
+		})
 	})
 }
 
@@ -425,45 +447,54 @@ func TestWaits(t *testing.T) {
 			{name: "gzip body stalls", reply: "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 100\r\n\r\n\x1f\x8b", what: "reading the body", inBody: true},
 		}
 		for _, tt := range tests {
+			// On pipes in a bubble the waits run on the bubble's clock:
+			// the timeout comes exactly when due, and takes no time.
 			t.Run(tt.name, func(t *testing.T) {
-				base := rawServer(t, tt.reply, true)
-				h := tc.handler(t)
-				// The idle timeout.
-				start := time.Now()
-				res, err := h.Fetch(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: idle})
-				if tt.inBody {
-					if err != nil {
-						t.Fatal(err)
+				synctest.Test(t, func(t *testing.T) {
+					base, l := rawMemServer(t, tt.reply, true)
+					h := tc.handler(t)
+					c := memClient(l, h)
+					// The idle timeout.
+					start := time.Now()
+					res, err := c.Do(context.Background(), &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: idle})
+					if tt.inBody {
+						if err != nil {
+							t.Fatal(err)
+						}
+						_, err = io.ReadAll(res.Body)
+						res.Body.Close()
 					}
-					_, err = io.ReadAll(res.Body)
-					res.Body.Close()
-				}
-				want := tt.what + ": nothing for " + idle.String()
-				if !errors.Is(err, fetch.Timeout) || !strings.Contains(fmt.Sprint(err), want) {
-					t.Errorf("after the idle timeout: %v (kind %v), want kind Timeout, %q", err, fetch.KindOf(err), want)
-				}
-				if d := time.Since(start); d < idle {
-					t.Errorf("the timeout came after %v, before the idle timeout %v", d, idle)
-				}
+					want := tt.what + ": nothing for " + idle.String()
+					if !errors.Is(err, fetch.Timeout) || !strings.Contains(fmt.Sprint(err), want) {
+						t.Errorf("after the idle timeout: %v (kind %v), want kind Timeout, %q", err, fetch.KindOf(err), want)
+					}
+					if d := time.Since(start); d != idle {
+						t.Errorf("the timeout came after %v, want the idle timeout %v", d, idle)
+					}
 
-				// A cancel.
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				time.AfterFunc(100*time.Millisecond, cancel)
-				res, err = h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
-				if tt.inBody {
-					if err != nil {
-						t.Fatal(err)
+					// A cancel.
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					time.AfterFunc(100*time.Millisecond, cancel)
+					start = time.Now()
+					res, err = c.Do(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: time.Minute})
+					if tt.inBody {
+						if err != nil {
+							t.Fatal(err)
+						}
+						_, err = io.ReadAll(res.Body)
+						res.Body.Close()
 					}
-					_, err = io.ReadAll(res.Body)
-					res.Body.Close()
-				}
-				if !errors.Is(err, fetch.Canceled) {
-					t.Errorf("after a cancel: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
-				}
-				if n := idleConns(h); !tc.netHTTP && n != 0 {
-					t.Errorf("%d idle connections kept, want 0", n)
-				}
+					if !errors.Is(err, fetch.Canceled) {
+						t.Errorf("after a cancel: %v (kind %v), want kind Canceled", err, fetch.KindOf(err))
+					}
+					if d := time.Since(start); d != 100*time.Millisecond {
+						t.Errorf("the cancel ended the wait after %v, want at once (100ms)", d)
+					}
+					if n := idleConns(h); !tc.netHTTP && n != 0 {
+						t.Errorf("%d idle connections kept, want 0", n)
+					}
+				})
 			})
 		}
 	})
@@ -472,43 +503,47 @@ func TestWaits(t *testing.T) {
 // TestH1ContextTie makes requests on one connection under one context,
 // cancels it while the connection idles, and goes on under another: the
 // connection serves them all, and the first context's cancel does not
-// reach the requests of the second.
+// reach the requests of the second. In a synctest bubble on pipes, the
+// tie's func is known to have run after the cancel (synctest.Wait).
 func TestH1ContextTie(t *testing.T) {
-	base, accepted := exchangeServer(t, func(*http.Request) string {
-		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
-	}, nil)
-	h := newHandler(t)
-	fetchOK := func(ctx context.Context, i int) {
-		t.Helper()
-		res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 5 * time.Second})
-		if err != nil {
-			t.Fatalf("request %d: %v", i, err)
+	synctest.Test(t, func(t *testing.T) {
+		base, accepted, p := exchangeMemServer(t, func(*http.Request) string {
+			return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+		}, nil)
+		h := newHandler(t)
+		c := memClient(p, h)
+		fetchOK := func(ctx context.Context, i int) {
+			t.Helper()
+			res, err := c.Do(ctx, &fetch.Request{URL: parse(t, base+"/"), IdleTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+			b, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if string(b) != "ok" || err != nil {
+				t.Fatalf("request %d: %q, %v", i, b, err)
+			}
 		}
-		b, err := io.ReadAll(res.Body)
-		res.Body.Close()
-		if string(b) != "ok" || err != nil {
-			t.Fatalf("request %d: %q, %v", i, b, err)
+		ctx1, cancel1 := context.WithCancel(context.Background())
+		for i := range 3 {
+			fetchOK(ctx1, i)
 		}
-	}
-	ctx1, cancel1 := context.WithCancel(context.Background())
-	for i := range 3 {
-		fetchOK(ctx1, i)
-	}
-	cancel1()
-	time.Sleep(50 * time.Millisecond) // the tie's func has run
-	if _, err := h.Fetch(ctx1, &fetch.Request{URL: parse(t, base+"/")}); !errors.Is(err, fetch.Canceled) {
-		t.Errorf("under the cancelled context: %v, want kind Canceled", err)
-	}
-	ctx2, cancel2 := context.WithCancel(context.Background())
-	defer cancel2()
-	for i := 3; i < 6; i++ {
-		fetchOK(ctx2, i)
-	}
-	fetchOK(context.Background(), 6)
-	if n := accepted.Load(); n != 2 {
-		// The request under the cancelled context closed the first.
-		t.Errorf("%d connections, want 2", n)
-	}
+		cancel1()
+		synctest.Wait() // the tie's func has run
+		if _, err := c.Do(ctx1, &fetch.Request{URL: parse(t, base+"/")}); !errors.Is(err, fetch.Canceled) {
+			t.Errorf("under the cancelled context: %v, want kind Canceled", err)
+		}
+		ctx2, cancel2 := context.WithCancel(context.Background())
+		defer cancel2()
+		for i := 3; i < 6; i++ {
+			fetchOK(ctx2, i)
+		}
+		fetchOK(context.Background(), 6)
+		if n := accepted.Load(); n != 2 {
+			// The request under the cancelled context closed the first.
+			t.Errorf("%d connections, want 2", n)
+		}
+	})
 }
 
 // TestH1IdleExpiry checks that a pooled connection is closed once it has

@@ -70,7 +70,7 @@ func TestH1Splice(t *testing.T) {
 			c.Write(body)
 		case "/stall":
 			c.Write(body)
-			time.Sleep(4 * time.Second)
+			io.Copy(io.Discard, c) // until the client gives up and closes
 		case "/slow":
 			for i := 0; i < 2*len(body); i += 64 {
 				time.Sleep(40 * time.Millisecond) // 32 drips: about 1.3 s

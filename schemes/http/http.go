@@ -28,6 +28,7 @@ import (
 	"sync"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/wire"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -88,6 +89,13 @@ type Handler struct {
 	// for the Client's per-host slots bound a host's transfers whichever
 	// carries them.
 	HTTP2 bool
+	// ParallelImmediate dials every https connection at once (curl's
+	// --parallel-immediate). Default (false): while a server's first
+	// connection makes its TLS handshake, the connections dialed to it
+	// meanwhile wait for its session, to resume it rather than each make
+	// a full handshake (see tlsgate.go); they wait at most the connect
+	// timeout.
+	ParallelImmediate bool
 	// MaxHeaderBytes bounds the size of a reply's header. Zero means 1 MiB.
 	MaxHeaderBytes int64
 	// Digest sends credentials (the URL's, or the request's User) by HTTP
@@ -109,6 +117,8 @@ type Handler struct {
 
 	mu         sync.Mutex
 	transports map[transportKey]*http.Transport
+	sessions   wire.TLSSessions // the transports' TLS session caches
+	gate       tlsGate          // see tlsgate.go
 	digests    digestCache
 	plain      *h1
 }
@@ -216,7 +226,16 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 		}
 		return method + " " + target + " " + proto
 	}
-	hreq = hreq.WithContext(httptrace.WithClientTrace(withRoute(rctx, rt), clientTrace(wd, req, req.Trace, line)))
+	t := h.transport(req)
+	ct := clientTrace(wd, req, req.Trace, line)
+	tctx := withRoute(rctx, rt)
+	var pass *gatePass
+	if u.Scheme == "https" && !h.ParallelImmediate {
+		pass = h.gatePass(t, nu, req)
+		pass.hook(ct)
+		tctx = withGatePass(tctx, pass)
+	}
+	hreq = hreq.WithContext(httptrace.WithClientTrace(tctx, ct))
 	for _, hd := range hs {
 		switch hd.name {
 		case "Host":
@@ -224,7 +243,8 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 			hreq.Header.Add(hd.name, hd.value)
 		}
 	}
-	resp, err := h.transport(req).RoundTrip(hreq)
+	resp, err := t.RoundTrip(hreq)
+	pass.release()
 	wd.gotReply()
 	if err != nil {
 		if ce := clientCertError(asked, err); ce != nil && rctx.Err() == nil {

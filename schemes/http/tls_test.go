@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -158,6 +159,46 @@ func TestHTTP2(t *testing.T) {
 		res, body, err := get(t, tt.h, &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust})
 		if err != nil || string(body) != tt.want || res.Extra[fetch.ExtraHTTPVersion] != tt.want {
 			t.Errorf("HTTP2 %v: server saw %q, reply %q, %v; want %s", tt.h.HTTP2, body, res.Extra[fetch.ExtraHTTPVersion], err, tt.want)
+		}
+	}
+}
+
+// TestTLSResumption checks that a new connection resumes the TLS session
+// of an earlier one (an abbreviated handshake: no certificate to verify),
+// under TLS 1.2 and 1.3, over HTTP/1.1 and HTTP/2.
+func TestTLSResumption(t *testing.T) {
+	for _, version := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		for _, h2 := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/http2=%v", tls.VersionName(version), h2), func(t *testing.T) {
+				resumed := make(chan bool, 4)
+				srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					resumed <- r.TLS.DidResume
+					io.WriteString(w, "x")
+				}))
+				srv.EnableHTTP2 = true
+				srv.TLS = &tls.Config{MaxVersion: version}
+				srv.StartTLS()
+				t.Cleanup(srv.Close)
+				pool := x509.NewCertPool()
+				pool.AddCert(srv.Certificate())
+				trust := &tls.Config{RootCAs: pool}
+				h := newHandler(t)
+				h.HTTP2 = h2
+				for i, want := range []bool{false, true, true} {
+					var tr strings.Builder
+					if _, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust, Trace: fetch.NewTrace(&tr)}); err != nil {
+						t.Fatal(err)
+					}
+					if got := <-resumed; got != want {
+						t.Errorf("connection %d: DidResume = %v, want %v", i+1, got, want)
+					}
+					if got := strings.Contains(tr.String(), ", session resumed\n"); got != want {
+						t.Errorf("connection %d: the trace says the session resumed: %v, want %v; trace:\n%s", i+1, got, want, tr.String())
+					}
+					h.Close() // the next request dials anew
+					srv.CloseClientConnections()
+				}
+			})
 		}
 	}
 }

@@ -70,11 +70,11 @@ func (h *Handler) transport(req *fetch.Request) *http.Transport {
 		ReadBufferSize:         64 << 10,
 		WriteBufferSize:        16 << 10,
 	}
-	if tc != nil {
-		t.TLSClientConfig = tc.Clone()
-	} else {
-		t.TLSClientConfig = &tls.Config{}
-	}
+	// The transport's connections resume one another's TLS sessions (the
+	// transport sets each connection's ServerName), and a server's first
+	// connection goes alone (tlsgate.go).
+	t.TLSClientConfig = h.sessions.Config(tc, "")
+	t.TLSClientConfig.ClientSessionCache = gatedCache{t.TLSClientConfig.ClientSessionCache, &h.gate}
 	if !h.HTTP2 {
 		t.ForceAttemptHTTP2 = false
 		t.Protocols = new(http.Protocols)
@@ -136,6 +136,9 @@ func dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	req, _ := ctx.Value(requestKey{}).(*fetch.Request)
 	if req == nil {
 		req = new(fetch.Request)
+	}
+	if err := enter(ctx); err != nil {
+		return nil, err
 	}
 	return req.DialContext(ctx, network, addr)
 }
@@ -308,7 +311,11 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 		}
 		ct.TLSHandshakeDone = func(cs tls.ConnectionState, err error) {
 			if err == nil {
-				tr.Notef("%s, %s, ALPN %q", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol)
+				resumed := ""
+				if cs.DidResume {
+					resumed = ", session resumed"
+				}
+				tr.Notef("%s, %s, ALPN %q%s", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol, resumed)
 			}
 		}
 		ct.WroteHeaderField = func(key string, values []string) {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -88,24 +89,35 @@ func TestCRLFWriterSplit(t *testing.T) {
 }
 
 // TestReplyBounded checks that a greeting dripped a byte at a time fails
-// once the whole reply has taken the idle timeout, not only each byte.
+// once the whole reply has taken the idle timeout, not only each byte. On
+// pipes in a synctest bubble, the drip runs on the bubble's clock.
 func TestReplyBounded(t *testing.T) {
-	addr := fetchtest.Serve(t, func(c net.Conn) {
-		for _, b := range []byte(strings.Repeat("220-slow greeting\r\n", 100)) {
-			if _, err := c.Write([]byte{b}); err != nil {
-				return
+	synctest.Test(t, func(t *testing.T) {
+		p := new(fetchtest.Pipes)
+		addr := p.Serve(t, func(c net.Conn) {
+			for _, b := range []byte(strings.Repeat("220-slow greeting\r\n", 100)) {
+				if _, err := c.Write([]byte{b}); err != nil {
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
-			time.Sleep(20 * time.Millisecond)
+		})
+		c := &fetch.Client{DialContext: p.DialContext}
+		c.Register("mailto", &Handler{Relay: addr, Hello: "client.test", From: "me@client.test"})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		req := &fetch.Request{URL: parse(t, "mailto:joe@example.com"), Message: strings.NewReader("hi\n"), IdleTimeout: 500 * time.Millisecond}
+		start := time.Now()
+		_, err := c.Do(ctx, req)
+		if fetch.KindOf(err) != fetch.Timeout || ctx.Err() != nil {
+			t.Errorf("Fetch from a dripping relay: %v, want Kind Timeout before the context's end", err)
+		}
+		// The bound is looked at as each read starts: the reply fails
+		// with the first byte past it, one drip (20ms) after.
+		if d := time.Since(start); d <= 500*time.Millisecond || d > 520*time.Millisecond {
+			t.Errorf("the dripped greeting failed after %v, want the first byte past the idle timeout (500ms), at most 20ms later", d)
 		}
 	})
-	h := &Handler{Relay: addr, Hello: "client.test", From: "me@client.test"}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req := &fetch.Request{URL: parse(t, "mailto:joe@example.com"), Message: strings.NewReader("hi\n"), IdleTimeout: 500 * time.Millisecond}
-	_, err := h.Fetch(ctx, req)
-	if fetch.KindOf(err) != fetch.Timeout || ctx.Err() != nil {
-		t.Errorf("Fetch from a dripping relay: %v, want Kind Timeout before the context's end", err)
-	}
 }
 
 // TestServiceUnavailable checks that a relay answering 421 is Unavailable,

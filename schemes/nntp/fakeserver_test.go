@@ -40,9 +40,10 @@ type fakeServer struct {
 	closeAfter    int               // close each connection after this many commands (0: never)
 	nagle         bool              // each reply written in two pieces, Nagle's algorithm on
 
-	mu    sync.Mutex
-	lines []string // every line received, over all connections
-	conns int
+	mu      sync.Mutex
+	lines   []string // every line received, over all connections
+	conns   int
+	resumed []bool // per TLS connection, whether its handshake resumed a session
 }
 
 func newFakeServer(t testing.TB) *fakeServer {
@@ -63,6 +64,13 @@ func (f *fakeServer) start(cfg *tls.Config) string {
 		f.t.Fatal(err)
 	}
 	return fetchtest.ServeListener(f.t, ln, f.serve)
+}
+
+// startPipes serves on p, a network in memory, for a test in a synctest
+// bubble (see pipeClient), and returns the address.
+func (f *fakeServer) startPipes(p *fetchtest.Pipes) string {
+	f.t.Helper()
+	return p.Serve(f.t, f.serve)
 }
 
 // received returns the lines received so far.
@@ -113,6 +121,11 @@ func (f *fakeServer) serve(c net.Conn) {
 	}
 	say(g)
 	w.Flush()
+	if tc, ok := c.(*tls.Conn); ok {
+		f.mu.Lock()
+		f.resumed = append(f.resumed, tc.ConnectionState().DidResume)
+		f.mu.Unlock()
+	}
 	if !strings.HasPrefix(g, "20") {
 		return
 	}

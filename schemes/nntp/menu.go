@@ -16,7 +16,7 @@ import (
 const maxRenderLine = 64 << 10
 
 // Render writes a list this package fetched (a group's overview, a group
-// list) for reading, as "fetch --menu" shows it: one entry a line, each
+// list) for a person to read: one entry a line, each
 // ending with the URL that fetches it. Articles and other resources are
 // copied unchanged. Control characters from the server are shown as '?',
 // so that no escape sequence reaches a terminal. Render reads res.Body to

@@ -53,6 +53,9 @@ type Handler struct {
 
 	poolOnce sync.Once
 	idle     *wire.Pool[poolKey, *session] // see pool.go
+	// sessions lets a TLS connection resume the session of an earlier
+	// one to the same server.
+	sessions wire.TLSSessions
 }
 
 var (

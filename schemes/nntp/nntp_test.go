@@ -36,6 +36,29 @@ func newHandler(t *testing.T, addr string) *Handler {
 	return h
 }
 
+// pipeClient returns a Client whose connections are made on p, a network
+// in memory, with h as its nntp and news handler.
+func pipeClient(p *fetchtest.Pipes, h *Handler) *fetch.Client {
+	c := &fetch.Client{DialContext: p.DialContext}
+	c.Register("nntp", h)
+	c.Register("news", h)
+	return c
+}
+
+// getVia fetches s through c (pipeClient's, say) and reads the whole body.
+func getVia(t *testing.T, c *fetch.Client, s string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := c.Do(ctx, &fetch.Request{URL: parse(t, s)})
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return string(b), err
+}
+
 func parse(t testing.TB, s string) *url.URL {
 	t.Helper()
 	u, err := url.ParseLenient(s)
@@ -526,6 +549,26 @@ func TestTLS(t *testing.T) {
 	}
 }
 
+// TestTLSResumes checks that a Handler's later TLS connections to a
+// server resume the session of the first.
+func TestTLSResumes(t *testing.T) {
+	serverCfg, clientCfg := fetchtest.TLS(t)
+	f := newServer(t)
+	addr := f.start(serverCfg)
+	h := newHandler(t, addr)
+	h.MaxIdle = -1 // every fetch connects anew
+	for range 3 {
+		if _, _, err := get(t, h, "nntps://"+addr+"/local.test/2", func(r *fetch.Request) { r.TLS = clientCfg }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if want := []bool{false, true, true}; !slices.Equal(f.resumed, want) {
+		t.Errorf("DidResume of the connections: %v, want %v", f.resumed, want)
+	}
+}
+
 func TestLongReplyLine(t *testing.T) {
 	f := newServer(t)
 	f.override["ARTICLE <long@example.org>"] = "220 " + strings.Repeat("x", 10000)
@@ -550,7 +593,7 @@ func TestConformance(t *testing.T) {
 	f.add("local.big", 1, "big@example.org", big)
 	f.user, f.pass = "", ""
 	addr := f.start(nil)
-	stalled, _ := stallingServer(t)
+	stalled, _ := stallingServer(t, nil)
 	h := newHandler(t, addr)
 	fetchtest.Run(t, h, fetchtest.Cases{
 		Existing: "nntp://" + addr + "/local.big/1",

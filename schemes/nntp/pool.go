@@ -52,7 +52,7 @@ func (h *Handler) checkout(ctx context.Context, req *fetch.Request, t *target) (
 		s.trace.Notef("reusing the connection to %s", t.addr())
 		return s, true, nil
 	}
-	s, err = dial(ctx, req, t, key)
+	s, err = dial(ctx, req, t, key, &h.sessions)
 	if err != nil {
 		return nil, false, err
 	}

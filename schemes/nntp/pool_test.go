@@ -5,11 +5,17 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
+// TestPoolSettings: the connection of one fetch serves the next unless
+// the pool keeps none, or it idled longer than IdleTime. The clock is a
+// synctest bubble's, on pipes: a connection idle exactly IdleTime is
+// kept, one idle a moment longer is not.
 func TestPoolSettings(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
@@ -20,24 +26,28 @@ func TestPoolSettings(t *testing.T) {
 	}{
 		{"default keeps one", 0, 0, 0, 1},
 		{"negative MaxIdle keeps none", -1, 0, 0, 2},
-		{"expired after IdleTime", 0, time.Nanosecond, time.Millisecond, 2},
-		{"young enough", 0, time.Minute, 0, 1},
+		{"expired after IdleTime", 0, time.Minute, time.Minute + time.Nanosecond, 2},
+		{"young enough", 0, time.Minute, time.Minute, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newServer(t)
-			addr := f.start(nil)
-			h := newHandler(t, addr)
-			h.MaxIdle, h.IdleTime = tt.maxIdle, tt.idleTime
-			if _, _, err := get(t, h, "news:one@example.org"); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(tt.age)
-			if _, _, err := get(t, h, "news:two@example.org"); err != nil {
-				t.Fatal(err)
-			}
-			if n := f.connections(); n != tt.wantConns {
-				t.Errorf("%d connections, want %d", n, tt.wantConns)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				p := new(fetchtest.Pipes)
+				f := newServer(t)
+				addr := f.startPipes(p)
+				h := newHandler(t, addr)
+				h.MaxIdle, h.IdleTime = tt.maxIdle, tt.idleTime
+				c := pipeClient(p, h)
+				if _, err := getVia(t, c, "news:one@example.org"); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(tt.age)
+				if _, err := getVia(t, c, "news:two@example.org"); err != nil {
+					t.Fatal(err)
+				}
+				if n := f.connections(); n != tt.wantConns {
+					t.Errorf("%d connections, want %d", n, tt.wantConns)
+				}
+			})
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -15,23 +16,30 @@ import (
 
 // TestDrippedGreeting checks that a greeting dripped a byte at a time
 // fails once the whole reply has taken the idle timeout, not only each
-// byte.
+// byte. On pipes in a synctest bubble, it fails exactly then.
 func TestDrippedGreeting(t *testing.T) {
-	addr := fetchtest.Serve(t, func(c net.Conn) {
-		for _, b := range []byte("200 " + strings.Repeat("slow ", 1000) + "\r\n") {
-			if _, err := c.Write([]byte{b}); err != nil {
-				return
+	synctest.Test(t, func(t *testing.T) {
+		p := new(fetchtest.Pipes)
+		addr := p.Serve(t, func(c net.Conn) {
+			for _, b := range []byte("200 " + strings.Repeat("slow ", 1000) + "\r\n") {
+				if _, err := c.Write([]byte{b}); err != nil {
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
-			time.Sleep(20 * time.Millisecond)
+		})
+		c := pipeClient(p, newHandler(t, addr))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := c.Do(ctx, &fetch.Request{URL: parse(t, "news:one@example.org"), IdleTimeout: 500 * time.Millisecond})
+		if fetch.KindOf(err) != fetch.Timeout || !errors.Is(err, wire.ErrReplyTimeout) || ctx.Err() != nil {
+			t.Errorf("Fetch from a dripping server: %v, want the whole reply's Timeout before the context's end", err)
+		}
+		if d := time.Since(start); d != 500*time.Millisecond {
+			t.Errorf("the dripped greeting failed after %v, want the idle timeout, 500ms", d)
 		}
 	})
-	h := newHandler(t, addr)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, "news:one@example.org"), IdleTimeout: 500 * time.Millisecond})
-	if fetch.KindOf(err) != fetch.Timeout || !errors.Is(err, wire.ErrReplyTimeout) || ctx.Err() != nil {
-		t.Errorf("Fetch from a dripping server: %v, want the whole reply's Timeout before the context's end", err)
-	}
 }
 
 // TestTraceEscapesServerText checks that the -v trace shows the server's

@@ -45,10 +45,10 @@ type session struct {
 // bufSize is the size of the read buffer; a status line must fit in it.
 const bufSize = 32 << 10
 
-// dial connects to the target's server, starts TLS for nntps and snews,
-// reads the greeting, and switches the server to reader mode when it asks
-// for that. The session is tied to ctx until release.
-func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey) (*session, error) {
+// dial connects to the target's server, starts TLS for nntps and snews
+// (resuming a session kept in sessions where it can), reads the greeting,
+// and switches the server to reader mode when it asks for that. The session is tied to ctx until release.
+func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey, sessions *wire.TLSSessions) (*session, error) {
 	raw, err := wire.Dial(ctx, req, "tcp", t.addr())
 	if err != nil {
 		return nil, err
@@ -56,14 +56,7 @@ func dial(ctx context.Context, req *fetch.Request, t *target, key poolKey) (*ses
 	s := &session{key: key, raw: raw, nc: raw, trace: req.Trace, creds: req.Credentials(), prompt: req.Prompt}
 	s.stop = raw.Watch(ctx)
 	if t.tls {
-		cfg := &tls.Config{}
-		if req.TLS != nil {
-			cfg = req.TLS.Clone()
-		}
-		if cfg.ServerName == "" {
-			cfg.ServerName = t.host
-		}
-		tc := tls.Client(raw, cfg)
+		tc := tls.Client(raw, sessions.Config(req.TLS, t.host))
 		if err := tc.HandshakeContext(ctx); err != nil {
 			s.close()
 			k := fetch.KindOf(err)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -35,6 +35,20 @@ func mustParse(t testing.TB, s string) *url.URL {
 		t.Fatalf("Parse(%q): %v", s, err)
 	}
 	return u
+}
+
+// getVia is get through c (pipeClient's, say).
+func getVia(t testing.TB, c *fetch.Client, raw string, idle time.Duration) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.Do(ctx, &fetch.Request{URL: mustParse(t, raw), IdleTimeout: idle})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
 }
 
 // get fetches raw with h and reads the whole body.
@@ -250,23 +264,30 @@ func TestLossAndReorder(t *testing.T) {
 // TestSilentServer: a server that never answers is a timeout within the
 // request's idle timeout, after re-sending the request with backoff.
 func TestSilentServer(t *testing.T) {
-	s := newSimServer(t, nil)
-	s.silent = true
-	s.start()
-	var trace strings.Builder
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	req := &fetch.Request{URL: mustParse(t, simURL(s, "/srv/prospero/README")), IdleTimeout: 2 * time.Second, Trace: fetch.NewTrace(&trace)}
-	_, err := quick().Fetch(ctx, req)
-	if !errors.Is(err, fetch.Timeout) {
-		t.Fatalf("Fetch from a silent server: %v (kind %v), want a timeout", err, fetch.KindOf(err))
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("the fetch outlived its context")
-	}
-	if !strings.Contains(trace.String(), "re-sending the request") {
-		t.Errorf("no re-send in the trace:\n%s", trace.String())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := new(fetchtest.Pipes)
+		s := newSimServerPipes(t, p, nil)
+		s.silent = true
+		s.start()
+		var trace strings.Builder
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		req := &fetch.Request{URL: mustParse(t, simURL(s, "/srv/prospero/README")), IdleTimeout: 2 * time.Second, Trace: fetch.NewTrace(&trace)}
+		start := time.Now()
+		_, err := pipeClient(p, quick()).Do(ctx, req)
+		if !errors.Is(err, fetch.Timeout) {
+			t.Fatalf("Fetch from a silent server: %v (kind %v), want a timeout", err, fetch.KindOf(err))
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the fetch outlived its context")
+		}
+		if d := time.Since(start); d != 2*time.Second {
+			t.Errorf("the silence ended the fetch after %v, want the idle timeout, 2s", d)
+		}
+		if !strings.Contains(trace.String(), "re-sending the request") {
+			t.Errorf("no re-send in the trace:\n%s", trace.String())
+		}
+	})
 }
 
 // TestContextEndsWait: a cancelled context ends the wait at once, whatever
@@ -492,18 +513,25 @@ func TestUnreachable(t *testing.T) {
 // however often the ACK of 4 is re-sent) is a timeout naming where it
 // stopped.
 func TestStalledReply(t *testing.T) {
-	s := newSimServer(t, simReplies(t))
-	s.drop = func(seq uint16, _ int) bool { return seq == 5 }
-	s.start()
-	// Re-sends after 1 s and 3 s, then the idle timeout at 4 s.
-	_, _, err := get(t, steady(), simURL(s, "/srv/prospero/pub/big.txt"), 4*time.Second)
-	if !errors.Is(err, fetch.Timeout) || !strings.Contains(err.Error(), "stopped after packet 4 of 9") {
-		t.Fatalf("stalled reply: %v (kind %v), want a timeout after packet 4", err, fetch.KindOf(err))
-	}
-	_, _, acks := s.log()
-	if len(acks) < 2 || acks[0] != 4 {
-		t.Errorf("ACKs %v, want ACK 4 re-sent", acks)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := new(fetchtest.Pipes)
+		s := newSimServerPipes(t, p, simReplies(t))
+		s.drop = func(seq uint16, _ int) bool { return seq == 5 }
+		s.start()
+		// Re-sends after 1 s and 3 s, then the idle timeout at 4 s.
+		start := time.Now()
+		_, _, err := getVia(t, pipeClient(p, steady()), simURL(s, "/srv/prospero/pub/big.txt"), 4*time.Second)
+		if !errors.Is(err, fetch.Timeout) || !strings.Contains(err.Error(), "stopped after packet 4 of 9") {
+			t.Fatalf("stalled reply: %v (kind %v), want a timeout after packet 4", err, fetch.KindOf(err))
+		}
+		if d := time.Since(start); d != 4*time.Second {
+			t.Errorf("the stalled reply failed after %v, want the idle timeout, 4s", d)
+		}
+		_, _, acks := s.log()
+		if len(acks) < 2 || acks[0] != 4 {
+			t.Errorf("ACKs %v, want ACK 4 re-sent", acks)
+		}
+	})
 }
 
 // TestNotAuthorized checks that FAILURE NOT-AUTHORIZED says the server
@@ -526,40 +554,47 @@ func TestNotAuthorized(t *testing.T) {
 // at a time, each before the idle timeout, fails once the whole reply has
 // taken the idle timeout.
 func TestDrippedReply(t *testing.T) {
-	c, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	t.Cleanup(func() { close(stop); c.Close(); <-done })
-	go func() {
-		defer close(done)
-		buf := make([]byte, maxDatagram)
-		n, from, err := c.ReadFrom(buf)
+	synctest.Test(t, func(t *testing.T) {
+		p := new(fetchtest.Pipes)
+		c, err := p.ListenPacket("127.0.0.1:0")
 		if err != nil {
-			return
+			t.Fatal(err)
 		}
-		h, _, err := parseHeader(buf[:n])
-		if err != nil {
-			return
-		}
-		for seq := uint16(1); seq < 400; seq++ {
-			c.WriteTo(append(appendHeader(nil, header{Len: 7, CID: h.CID, Seq: seq}), 'x'), from)
-			select {
-			case <-stop:
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		t.Cleanup(func() { close(stop); c.Close(); <-done })
+		go func() {
+			defer close(done)
+			buf := make([]byte, maxDatagram)
+			n, from, err := c.ReadFrom(buf)
+			if err != nil {
 				return
-			case <-time.After(50 * time.Millisecond):
 			}
+			h, _, err := parseHeader(buf[:n])
+			if err != nil {
+				return
+			}
+			for seq := uint16(1); seq < 400; seq++ {
+				c.WriteTo(append(appendHeader(nil, header{Len: 7, CID: h.CID, Seq: seq}), 'x'), from)
+				select {
+				case <-stop:
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		req := &fetch.Request{URL: mustParse(t, "prospero://"+c.LocalAddr().String()+"//srv/x"), IdleTimeout: 500 * time.Millisecond}
+		start := time.Now()
+		_, err = pipeClient(p, quick()).Do(ctx, req)
+		if !errors.Is(err, fetch.Timeout) || ctx.Err() != nil {
+			t.Errorf("a dripped reply: %v (kind %v), want a timeout before the context's end", err, fetch.KindOf(err))
 		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	req := &fetch.Request{URL: mustParse(t, "prospero://"+c.LocalAddr().String()+"//srv/x"), IdleTimeout: 500 * time.Millisecond}
-	_, err = quick().Fetch(ctx, req)
-	if !errors.Is(err, fetch.Timeout) || ctx.Err() != nil {
-		t.Errorf("a dripped reply: %v (kind %v), want a timeout before the context's end", err, fetch.KindOf(err))
-	}
+		if d := time.Since(start); d != 500*time.Millisecond {
+			t.Errorf("the dripped reply failed after %v, want the idle timeout, 500ms", d)
+		}
+	})
 }
 
 // TestMain fails the run when goroutines outlive the tests.

@@ -171,7 +171,7 @@ func unwrap(r io.Reader) io.Reader {
 }
 
 // WriteMenu renders the body of a directory that Handler.Fetch (or a
-// Client's Do) returned for reading, as the CLI's --menu does: one line per link, "name <url>",
+// Client's Do) returned for a person to read: one line per link, "name <url>",
 // the name's control characters escaped, a directory's URL ending in "/"
 // (so that following it lists it). Any other body is copied as it is. It
 // returns the first error of the reply or of w; the caller closes body.

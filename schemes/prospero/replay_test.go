@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // replayer is a UDP server on 127.0.0.1 that plays a transcript back
@@ -42,6 +44,23 @@ func newReplayer(t testing.TB, name string) *replayer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newReplayerOn(t, name, c)
+}
+
+// newReplayerPipes is newReplayer on UDP in memory, for a test in a
+// testing/synctest bubble: dial it with a request from pipeRequest.
+func newReplayerPipes(t testing.TB, p *fetchtest.Pipes, name string) *replayer {
+	t.Helper()
+	c, err := p.ListenPacket("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newReplayerOn(t, name, c)
+}
+
+// newReplayerOn is newReplayer on c.
+func newReplayerOn(t testing.TB, name string, c net.PacketConn) *replayer {
+	t.Helper()
 	r := &replayer{t: t, tr: loadTranscript(t, name), conn: c, done: make(chan struct{})}
 	t.Cleanup(func() {
 		c.Close()

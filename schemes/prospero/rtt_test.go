@@ -5,9 +5,11 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // TestRTT checks the re-send timer against RFC 6298's arithmetic: the
@@ -52,27 +54,33 @@ func TestRTT(t *testing.T) {
 // under 10% loss). The reply's own last packet is the last of its window
 // too.
 func TestLostWindowEnd(t *testing.T) {
-	s := newSimServer(t, simReplies(t))
-	s.drop = func(seq uint16, n int) bool { return n == 1 && (seq == 16 || seq == 59) }
-	s.start()
-	var trace strings.Builder
-	start := time.Now()
-	body, err := getTraced(t, &Handler{}, simURL(s, "/srv/prospero/pub/huge.txt"), &trace)
-	took := time.Since(start)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, trace.String())
-	}
-	if want := fixture(t, "pub/huge.txt"); string(body) != string(want) {
-		t.Fatalf("got %d bytes, want %d", len(body), len(want))
-	}
-	for _, note := range []string{"packet 16, the last of its window, is missing; re-sending ACK 15 early", "packet 59, the last of its window, is missing; re-sending ACK 58 early"} {
-		if !strings.Contains(trace.String(), note) {
-			t.Errorf("trace lacks %q:\n%s", note, trace.String())
+	synctest.Test(t, func(t *testing.T) {
+		p := new(fetchtest.Pipes)
+		s := newSimServerPipes(t, p, simReplies(t))
+		s.drop = func(seq uint16, n int) bool { return n == 1 && (seq == 16 || seq == 59) }
+		s.start()
+		var trace strings.Builder
+		start := time.Now()
+		body, err := getTracedVia(t, pipeClient(p, &Handler{}), simURL(s, "/srv/prospero/pub/huge.txt"), &trace)
+		took := time.Since(start)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, trace.String())
 		}
-	}
-	if took > 2*time.Second {
-		t.Errorf("took %v with two lost packets", took)
-	}
+		if want := fixture(t, "pub/huge.txt"); string(body) != string(want) {
+			t.Fatalf("got %d bytes, want %d", len(body), len(want))
+		}
+		for _, note := range []string{"packet 16, the last of its window, is missing; re-sending ACK 15 early", "packet 59, the last of its window, is missing; re-sending ACK 58 early"} {
+			if !strings.Contains(trace.String(), note) {
+				t.Errorf("trace lacks %q:\n%s", note, trace.String())
+			}
+		}
+		// On the bubble's clock packets take no time: the round trip is 0,
+		// the re-send wait minRTO, and the early wait an eighth of it,
+		// twice; against the reference client's 4+4 s.
+		if want := 2 * (minRTO / 8); took != want {
+			t.Errorf("took %v with two lost packets, want %v", took, want)
+		}
+	})
 }
 
 // TestLostACKs: an ACK the network loses leaves the server waiting; the
@@ -80,35 +88,40 @@ func TestLostWindowEnd(t *testing.T) {
 // (RFC 6298), not after the reference client's 4 s, doubling from there
 // until a new sample (the next window's) sets it afresh.
 func TestLostACKs(t *testing.T) {
-	s := newSimServer(t, simReplies(t))
-	s.dropAck = func(rcvd uint16, n int) bool { return rcvd == 16 && n == 1 || rcvd == 48 && n <= 2 }
-	s.start()
-	var trace strings.Builder
-	start := time.Now()
-	body, err := getTraced(t, &Handler{}, simURL(s, "/srv/prospero/pub/huge.txt"), &trace)
-	took := time.Since(start)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, trace.String())
-	}
-	if want := fixture(t, "pub/huge.txt"); string(body) != string(want) {
-		t.Fatalf("got %d bytes, want %d", len(body), len(want))
-	}
-	if n := strings.Count(trace.String(), "re-sending ACK"); n != 3 {
-		t.Errorf("%d ACKs re-sent, want 3:\n%s", n, trace.String())
-	}
-	// Three waits of the measured timer (minRTO on loopback, doubled
-	// for the second loss of ACK 48: 3 s) against 4+4+8 s.
-	if took > 8*time.Second {
-		t.Errorf("took %v with three lost ACKs\n%s", took, trace.String())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := new(fetchtest.Pipes)
+		s := newSimServerPipes(t, p, simReplies(t))
+		s.dropAck = func(rcvd uint16, n int) bool { return rcvd == 16 && n == 1 || rcvd == 48 && n <= 2 }
+		s.start()
+		var trace strings.Builder
+		start := time.Now()
+		body, err := getTracedVia(t, pipeClient(p, &Handler{}), simURL(s, "/srv/prospero/pub/huge.txt"), &trace)
+		took := time.Since(start)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, trace.String())
+		}
+		if want := fixture(t, "pub/huge.txt"); string(body) != string(want) {
+			t.Fatalf("got %d bytes, want %d", len(body), len(want))
+		}
+		if n := strings.Count(trace.String(), "re-sending ACK"); n != 3 {
+			t.Errorf("%d ACKs re-sent, want 3:\n%s", n, trace.String())
+		}
+		// Three waits of the measured timer: minRTO, the round trip on the
+		// bubble's clock being 0, then minRTO and twice it for the two losses
+		// of ACK 48; against the reference client's 4+4+8 s.
+		if want := 4 * minRTO; took != want {
+			t.Errorf("took %v with three lost ACKs, want %v\n%s", took, want, trace.String())
+		}
+	})
 }
 
-// getTraced fetches raw with h, tracing into w, and reads the body.
-func getTraced(t *testing.T, h *Handler, raw string, w *strings.Builder) ([]byte, error) {
+// getTracedVia fetches raw through c (pipeClient's, say), tracing into
+// w, and reads the body.
+func getTracedVia(t *testing.T, c *fetch.Client, raw string, w *strings.Builder) ([]byte, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := h.Fetch(ctx, &fetch.Request{URL: mustParse(t, raw), Trace: fetch.NewTrace(w)})
+	res, err := c.Do(ctx, &fetch.Request{URL: mustParse(t, raw), Trace: fetch.NewTrace(w)})
 	if err != nil {
 		return nil, err
 	}

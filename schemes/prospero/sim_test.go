@@ -1,6 +1,8 @@
 package prospero
 
 import (
+	"context"
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -8,6 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // simServer is an ARDP v0 server on 127.0.0.1 that answers requests with
@@ -69,6 +74,51 @@ func newSimServer(t testing.TB, replies map[string][]byte) *simServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newSimServerOn(t, c, replies)
+}
+
+// newSimServerPipes is newSimServer on UDP in memory, for a test in a
+// testing/synctest bubble, whose re-sends and timeouts then run on the
+// bubble's clock: fetch from it with pipeClient(p, h).
+func newSimServerPipes(t testing.TB, p *fetchtest.Pipes, replies map[string][]byte) *simServer {
+	t.Helper()
+	c, err := p.ListenPacket("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newSimServerOn(t, c, replies)
+}
+
+// pipeClient returns a Client whose connections are made on p, with h as
+// its prospero handler.
+func pipeClient(p *fetchtest.Pipes, h *Handler) *fetch.Client {
+	c := &fetch.Client{DialContext: p.DialContext}
+	c.Register("prospero", h)
+	return c
+}
+
+// pipeRequest returns req as a Client whose connections are made on p
+// hands it to a handler, for tests that call the handler's parts (dial,
+// ask) themselves: their dials then go to p.
+func pipeRequest(t testing.TB, p *fetchtest.Pipes, req *fetch.Request) *fetch.Request {
+	t.Helper()
+	var got *fetch.Request
+	c := &fetch.Client{DialContext: p.DialContext}
+	c.Register("prospero", fetch.HandlerFunc(func(_ context.Context, r *fetch.Request) (*fetch.Resource, error) {
+		got = r
+		return nil, errPrepared
+	}))
+	if _, err := c.Do(context.Background(), req); !errors.Is(err, errPrepared) {
+		t.Fatalf("preparing %s: %v", req.URL.Redacted(), err)
+	}
+	return got
+}
+
+// errPrepared ends pipeRequest's fetch once the request is prepared.
+var errPrepared = errors.New("prepared")
+
+// newSimServerOn is newSimServer on c.
+func newSimServerOn(t testing.TB, c net.PacketConn, replies map[string][]byte) *simServer {
 	s := &simServer{t: t, conn: c, replies: replies, sent: map[uint16]int{}, ackCount: map[uint16]int{}, state: map[simKey]*simReply{}, done: make(chan struct{}), completed: make(chan uint16, 64)}
 	t.Cleanup(func() {
 		c.Close()

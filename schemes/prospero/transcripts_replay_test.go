@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // TestTranscripts replays every recording of the real dirsrv, datagram by
@@ -68,88 +70,94 @@ func TestTranscripts(t *testing.T) {
 		{name: "retransmit-big", lines: contentsLines(obj("/srv/prospero/pub/big.txt")), read: "contents", want: "pub/big.txt",
 			withhold: func(i int) bool { return i == 5 }, acks: []uint16{4, 9}},
 	}
+	// Each case runs on UDP in memory in a synctest bubble: the re-sends
+	// come on the bubble's clock, in no real time, and a busy machine
+	// cannot make one needless.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newReplayer(t, tt.name)
-			r.withhold = tt.withhold
-			r.start()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			h := &Handler{} // the reference client's 4 s: no needless re-send
-			if tt.withhold != nil {
-				h = steady()
-			}
-			req := &fetch.Request{URL: mustParse(t, "prospero://"+r.addr()+"/x"), IdleTimeout: 5 * time.Second}
-			tg, _ := targetOf(req.URL)
-			s, err := h.dial(ctx, req, tg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.close()
-			var got []byte
-			switch tt.read {
-			case "contents":
-				var body io.ReadCloser
-				hso := strings.TrimPrefix(tt.lines[0], "GET-OBJECT-INFO CONTENTS ASCII ")
-				body, err = h.contents(s, req, target{hsoname: hso, version: "0"})
-				if err == nil {
-					got, err = io.ReadAll(body)
+			synctest.Test(t, func(t *testing.T) {
+				p := new(fetchtest.Pipes)
+				r := newReplayerPipes(t, p, tt.name)
+				r.withhold = tt.withhold
+				r.start()
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				h := &Handler{} // the reference client's 4 s
+				if tt.withhold != nil {
+					h = steady()
 				}
-			case "info":
-				var m *message
-				var inf *info
-				if m, err = h.ask(s, req, tt.lines); err == nil {
-					if inf, err = readInfo(m, nil); err == nil && tt.check != nil {
-						if cerr := tt.check(inf); cerr != nil {
-							t.Errorf("%v: %+v", cerr, inf)
+				req := pipeRequest(t, p, &fetch.Request{URL: mustParse(t, "prospero://"+r.addr()+"/x"), IdleTimeout: 5 * time.Second})
+				tg, _ := targetOf(req.URL)
+				s, err := h.dial(ctx, req, tg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.close()
+				var got []byte
+				switch tt.read {
+				case "contents":
+					var body io.ReadCloser
+					hso := strings.TrimPrefix(tt.lines[0], "GET-OBJECT-INFO CONTENTS ASCII ")
+					body, err = h.contents(s, req, target{hsoname: hso, version: "0"})
+					if err == nil {
+						got, err = io.ReadAll(body)
+					}
+				case "info":
+					var m *message
+					var inf *info
+					if m, err = h.ask(s, req, tt.lines); err == nil {
+						if inf, err = readInfo(m, nil); err == nil && tt.check != nil {
+							if cerr := tt.check(inf); cerr != nil {
+								t.Errorf("%v: %+v", cerr, inf)
+							}
 						}
 					}
-				}
-			case "list":
-				var m *message
-				if m, err = h.ask(s, req, tt.lines); err == nil {
-					b := &listBody{s: s, br: bufio.NewReader(m), dir: tg}
-					if err = b.next(); err == nil || err == io.EOF {
-						if err == nil {
-							got, err = io.ReadAll(b)
-						} else {
-							err = nil
+				case "list":
+					var m *message
+					if m, err = h.ask(s, req, tt.lines); err == nil {
+						b := &listBody{s: s, br: bufio.NewReader(m), dir: tg}
+						if err = b.next(); err == nil || err == io.EOF {
+							if err == nil {
+								got, err = io.ReadAll(b)
+							} else {
+								err = nil
+							}
 						}
 					}
+				case "raw":
+					var m *message
+					if m, err = h.ask(s, req, tt.lines); err == nil {
+						got, err = io.ReadAll(m)
+					}
+					tt.want = r.tr.Exchanges[0].ResponseText
 				}
-			case "raw":
-				var m *message
-				if m, err = h.ask(s, req, tt.lines); err == nil {
-					got, err = io.ReadAll(m)
+				if tt.err != 0 {
+					if !errors.Is(err, tt.err) {
+						t.Fatalf("error %v (kind %v), want kind %v", err, fetch.KindOf(err), tt.err)
+					}
+				} else if err != nil {
+					t.Fatal(err)
 				}
-				tt.want = r.tr.Exchanges[0].ResponseText
-			}
-			if tt.err != 0 {
-				if !errors.Is(err, tt.err) {
-					t.Fatalf("error %v (kind %v), want kind %v", err, fetch.KindOf(err), tt.err)
+				want := tt.want
+				if tt.read == "list" {
+					want = strings.ReplaceAll(want, "HOST", r.addr())
 				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			want := tt.want
-			if tt.read == "list" {
-				want = strings.ReplaceAll(want, "HOST", r.addr())
-			}
-			if tt.read == "contents" && tt.err == 0 {
-				want = string(fixture(t, tt.want))
-			}
-			if tt.err == 0 && tt.check == nil && string(got) != want {
-				t.Errorf("got %d bytes %.100q, want %d bytes %.100q", len(got), got, len(want), want)
-			}
-			select {
-			case <-r.done:
-			case <-time.After(15 * time.Second):
-				t.Fatal("the replay did not finish")
-			}
-			acks, _ := r.stats()
-			if !slices.Equal(acks, tt.acks) {
-				t.Errorf("client ACKs %v, want %v", acks, tt.acks)
-			}
+				if tt.read == "contents" && tt.err == 0 {
+					want = string(fixture(t, tt.want))
+				}
+				if tt.err == 0 && tt.check == nil && string(got) != want {
+					t.Errorf("got %d bytes %.100q, want %d bytes %.100q", len(got), got, len(want), want)
+				}
+				select {
+				case <-r.done:
+				case <-time.After(15 * time.Second):
+					t.Fatal("the replay did not finish")
+				}
+				acks, _ := r.stats()
+				if !slices.Equal(acks, tt.acks) {
+					t.Errorf("client ACKs %v, want %v", acks, tt.acks)
+				}
+			})
 		})
 	}
 }

@@ -152,8 +152,21 @@ func (p *peer) readAll() string {
 // the returned channel once fn has returned.
 func serve(t testing.TB, fn func(p *peer)) (string, <-chan *peer) {
 	t.Helper()
+	return serveOn(t, fetchtest.Serve, fn)
+}
+
+// servePipes is serve on pn, a network in memory, for a test in a
+// synctest bubble whose Client dials with pn.DialContext.
+func servePipes(t testing.TB, pn *fetchtest.Pipes, fn func(p *peer)) (string, <-chan *peer) {
+	t.Helper()
+	return serveOn(t, pn.Serve, fn)
+}
+
+// serveOn is serve by listen (fetchtest.Serve or a Pipes' Serve).
+func serveOn(t testing.TB, listen func(testing.TB, func(net.Conn)) string, fn func(p *peer)) (string, <-chan *peer) {
+	t.Helper()
 	done := make(chan *peer, 16)
-	addr := fetchtest.Serve(t, func(c net.Conn) {
+	addr := listen(t, func(c net.Conn) {
 		p := &peer{c: c, r: bufio.NewReader(c)}
 		fn(p)
 		// Close gracefully: unread client bytes would turn the

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -427,25 +428,33 @@ func TestLoginRefused(t *testing.T) {
 }
 
 // TestPipeTimeoutNamesURL checks that a session cut by its deadline fails
-// with the Client's error, which names the URL.
+// with the Client's error, which names the URL. On pipes in a synctest
+// bubble, the deadline comes on the bubble's clock, exactly.
 func TestPipeTimeoutNamesURL(t *testing.T) {
-	addr, _ := serve(t, drain)
-	c := &fetch.Client{}
-	c.Register("telnet", &Handler{})
-	// The deadline must leave Fetch time to dial on a busy machine.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	u := "telnet://" + addr
-	res, err := c.Fetch(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	err = Pipe(ctx, res.Body.(io.ReadWriter), pr, io.Discard, time.Minute)
-	if !errors.Is(err, fetch.Timeout) || !strings.Contains(err.Error(), u) {
-		t.Errorf("Pipe past the deadline: %v, want Kind Timeout naming %s", err, u)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		pn := new(fetchtest.Pipes)
+		addr, _ := servePipes(t, pn, drain)
+		c := &fetch.Client{DialContext: pn.DialContext}
+		c.Register("telnet", &Handler{})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		u := "telnet://" + addr
+		res, err := c.Fetch(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		pr, pw := io.Pipe()
+		defer pw.Close()
+		err = Pipe(ctx, res.Body.(io.ReadWriter), pr, io.Discard, time.Minute)
+		if !errors.Is(err, fetch.Timeout) || !strings.Contains(err.Error(), u) {
+			t.Errorf("Pipe past the deadline: %v, want Kind Timeout naming %s", err, u)
+		}
+		if d := time.Since(start); d != 2*time.Second {
+			t.Errorf("Pipe ended %v into the test, want at the deadline, 2s", d)
+		}
+	})
 }
 
 // TestCloseAbortsRead checks that Close called while a Read waits on a
