@@ -3,8 +3,10 @@ package http
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/hex"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -98,10 +100,22 @@ func TestDecodeCodings(t *testing.T) {
 // A corrupt stream of each coding is a Protocol error; one cut short is
 // Incomplete.
 func TestDecodeCorrupt(t *testing.T) {
-	text := []byte(strings.Repeat("0123456789abcdef", 4096))
+	// Text that compresses to some kilobytes (hex of pseudo-random
+	// bytes), so that the middle of every coding's stream can be
+	// corrupted: a repeated pattern compressed to fewer bytes than that
+	// under br and zstd.
+	rnd := rand.New(rand.NewPCG(1, 2))
+	raw := make([]byte, 32<<10)
+	for i := range raw {
+		raw[i] = byte(rnd.Uint32())
+	}
+	text := []byte(hex.EncodeToString(raw))
 	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
 		ce := r.URL.Query().Get("ce")
 		b := encode(t, text, ce)
+		if len(b) < 1<<10 {
+			t.Errorf("%s: the coded text is %d bytes, too few to corrupt its middle", ce, len(b))
+		}
 		switch r.URL.Query().Get("how") {
 		case "corrupt":
 			b = bytes.Clone(b)
