@@ -227,7 +227,8 @@ func (r *run) take(ctx context.Context, idle chan struct{}, freed <-chan struct{
 	beat := time.NewTicker(r.w.Queue.opts.ackWait() / 3)
 	defer beat.Stop()
 	var retry backoff
-	empty := 0 // consecutive looks that found the queue empty
+	empty := 0   // consecutive looks that found the queue empty
+	dry := false // the last pull took no job
 	for {
 		select {
 		case <-beat.C:
@@ -253,10 +254,17 @@ func (r *run) take(ctx context.Context, idle chan struct{}, freed <-chan struct{
 			continue
 		}
 		wait := time.Second
-		if ds.n > 0 {
+		switch {
+		case ds.n > 0:
 			wait = 100 * time.Millisecond
+		case r.w.Drain && dry:
+			// Draining, and the last pull found nothing: look again
+			// soon, for the end (or the jobs other workers hand back)
+			// rather than wait a second a look.
+			wait = 250 * time.Millisecond
 		}
 		got, err := r.pull(ctx, ds, len(idle), wait)
+		dry = err == nil && got == 0
 		switch {
 		case ctx.Err() != nil:
 			return nil
