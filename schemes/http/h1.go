@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"os"
@@ -53,6 +54,13 @@ type h1Request struct {
 	tr     *fetch.Trace
 	conns  int // the connections it may keep to the host (req.MaxConnsPerHost); 0: no cap
 
+	// For https: how its connections are made, the server's name (the
+	// URL's host) and the pass through the gate of its last dial, if
+	// any (see h1TLS.dial). tls is nil for http.
+	tls    *h1TLS
+	server string
+	pass   *gatePass
+
 	// sent and got are the request as written and the reply's head as
 	// read, kept when req.Capture asks for them.
 	sent, got []byte
@@ -80,8 +88,12 @@ func (r *h1Request) capture() *fetch.Capture {
 // the server has a deadline on the connection, the idle timeout: a wait
 // that lasts longer is an error of Kind Timeout naming it.
 func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Response, error) {
+	key := addr
+	if r.tls != nil {
+		key = "https://" + addr // never an http connection's
+	}
 	for attempt := 0; ; attempt++ {
-		pc, reused, err := t.conn(ctx, r, addr)
+		pc, reused, err := t.conn(ctx, r, key, addr)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +112,7 @@ func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Re
 			// The server closed the connection while it was idle, as
 			// servers do after their keep-alive timeout: so it did with
 			// the others that idled as long. Try again on a fresh one.
-			t.pool.retire(addr)
+			t.pool.retire(key)
 		}
 	}
 }
@@ -117,9 +129,10 @@ type staleError struct {
 func (e *staleError) Error() string { return e.err.Error() }
 func (e *staleError) Unwrap() error { return e.err }
 
-// conn returns a connection to addr: an idle one, or one dialed now.
-func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool, error) {
-	pc, reused, err := t.pool.get(ctx, addr, r.conns, r.method == "GET" || r.method == "HEAD", r.tr)
+// conn returns a connection of the pool's key to addr: an idle one, or one
+// dialed now.
+func (t *h1) conn(ctx context.Context, r *h1Request, key, addr string) (*h1Conn, bool, error) {
+	pc, reused, err := t.pool.get(ctx, key, r.conns, r.method == "GET" || r.method == "HEAD", r.tr)
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}
@@ -134,12 +147,17 @@ func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool
 			},
 		})
 	}
-	c, err := r.req.DialContext(dctx, "tcp", addr)
+	var c net.Conn
+	if r.tls != nil {
+		c, err = r.tls.dial(dctx, r, addr)
+	} else {
+		c, err = r.req.DialContext(dctx, "tcp", addr)
+	}
 	if err != nil {
-		t.pool.free(addr)
+		t.pool.free(key)
 		return nil, false, err
 	}
-	return t.pool.newConn(addr, c), false, nil
+	return t.pool.newConn(key, c), false, nil
 }
 
 // exchange writes the request on pc and reads the reply's header. On

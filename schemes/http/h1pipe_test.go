@@ -137,8 +137,12 @@ func TestH1Pipeline(t *testing.T) {
 			if got := h.Pipelining(parse(t, base+"/")); got != max(tt.pipeline, 1) {
 				t.Errorf("Pipelining(http) = %d, want %d", got, max(tt.pipeline, 1))
 			}
-			if got := h.Pipelining(parse(t, "https://example.org/")); got != 1 {
-				t.Errorf("Pipelining(https) = %d, want 1: net/http does not pipeline", got)
+			if got := h.Pipelining(parse(t, "https://example.org/")); got != max(tt.pipeline, 1) {
+				t.Errorf("Pipelining(https) = %d, want %d: the h1 client pipelines over TLS too", got, max(tt.pipeline, 1))
+			}
+			h2 := &Handler{Pipeline: tt.pipeline, HTTP2: true}
+			if got := h2.Pipelining(parse(t, "https://example.org/")); got != 1 {
+				t.Errorf("HTTP2: Pipelining(https) = %d, want 1: net/http does not pipeline", got)
 			}
 			// The first exchange proves the connection kept alive; only
 			// then does it take pipelined requests.

@@ -20,6 +20,7 @@ package http
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net/http"
@@ -117,8 +118,9 @@ type Handler struct {
 
 	mu         sync.Mutex
 	transports map[transportKey]*http.Transport
-	sessions   wire.TLSSessions // the transports' TLS session caches
-	gate       tlsGate          // see tlsgate.go
+	h1tls      map[*tls.Config]*h1TLS // the h1 transport's, by request TLS configuration
+	sessions   wire.TLSSessions       // both transports' TLS session caches
+	gate       tlsGate                // see tlsgate.go
 	digests    digestCache
 	plain      *h1
 }
@@ -200,7 +202,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	if err != nil {
 		return nil, err
 	}
-	if rt.direct && !h.NetHTTP {
+	if rt.direct && !h.NetHTTP && (u.Scheme == "http" || !h.HTTP2) {
 		return h.direct(ctx, req, u, creds, method, offset, hs)
 	}
 	proxy := rt.proxy
@@ -267,8 +269,8 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	return res, err
 }
 
-// direct makes the exchange over the h1 transport: plain HTTP/1.1, to no
-// proxy.
+// direct makes the exchange over the h1 transport: HTTP/1.1, to no proxy,
+// over TLS for https.
 func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, method string, offset int64, hs []header) (*fetch.Resource, error) {
 	r := &h1Request{
 		req:    req,
@@ -284,8 +286,17 @@ func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, cr
 	if u.Port == 0 {
 		addr = u.HostPort()
 	}
+	var asked *certAsked
+	if u.Scheme == "https" {
+		r.tls, r.server = h.h1TLSFor(req), u.Host
+		ctx, asked = withCertAsked(ctx)
+	}
 	resp, err := h.h1Transport().roundTrip(ctx, r, addr)
+	r.pass.release()
 	if err != nil {
+		if ce := clientCertError(asked, err); ce != nil && ctx.Err() == nil {
+			return nil, ce
+		}
 		return nil, roundTripError(ctx, err)
 	}
 	res, err := h.reply(ctx, req, u, creds, offset, resp, hopWaits{})
