@@ -3,6 +3,7 @@ package http
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,7 @@ type pipeServer struct {
 	close func(n int) int
 	body  func(path string) string // nil: the path
 	nagle bool                     // write with Nagle's algorithm on, as nginx does
+	tls   *tls.Config              // non-nil: speak TLS (https) with it
 
 	accepted atomic.Int32
 	mu       sync.Mutex
@@ -42,6 +44,9 @@ func (s *pipeServer) start(t *testing.T) string {
 		s.accepted.Add(1)
 		if tc, ok := c.(*net.TCPConn); ok && s.nagle {
 			tc.SetNoDelay(false)
+		}
+		if s.tls != nil {
+			c = tls.Server(c, s.tls)
 		}
 		paths := make(chan string, 64)
 		var outstanding atomic.Int32
@@ -86,6 +91,9 @@ func (s *pipeServer) start(t *testing.T) string {
 			}
 		}
 	})
+	if s.tls != nil {
+		return "https://" + addr
+	}
 	return "http://" + addr
 }
 
