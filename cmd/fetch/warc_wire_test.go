@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -28,9 +29,17 @@ type rawServer struct {
 }
 
 func newRawServer(t *testing.T, replies map[string]string) *rawServer {
+	return newRawServerTLS(t, replies, nil)
+}
+
+// newRawServerTLS is newRawServer speaking TLS under cfg (plain when nil).
+func newRawServerTLS(t *testing.T, replies map[string]string, cfg *tls.Config) *rawServer {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg != nil {
+		ln = tls.NewListener(ln, cfg)
 	}
 	s := &rawServer{ln: ln, replies: replies}
 	s.wg.Add(1)
@@ -103,18 +112,33 @@ func (t *teeReader) Read(p []byte) (int, error) {
 // recorded whole. A chunked reply's head loses its Transfer-Encoding
 // field, its body recorded without the chunking.
 func TestWARCWireHeads(t *testing.T) {
+	t.Run("http", func(t *testing.T) { testWARCWireHeads(t, nil) })
+	// Over https (HTTP/1.1, no --http2) the records hold the decrypted
+	// exchange as it went over the connection, the same.
+	t.Run("https", func(t *testing.T) {
+		srv := httptest.NewUnstartedServer(nil)
+		srv.StartTLS() // for its certificate
+		srv.Close()
+		testWARCWireHeads(t, &tls.Config{Certificates: srv.TLS.Certificates})
+	})
+}
+
+func testWARCWireHeads(t *testing.T, cfg *tls.Config) {
 	redirect := "HTTP/1.1 302 Found\r\nX-Zulu: z\r\nLocation: /final\r\nX-Alpha: a\r\nContent-Length: 6\r\nConnection: keep-alive\r\n\r\nmoved\n"
 	final := "HTTP/1.1 200 OK\r\nServer: raw\r\nETag: \"v1\"\r\nContent-Type: text/plain\r\nX-Zulu: z\r\nConnection: keep-alive\r\nX-Alpha: a\r\nContent-Length: 6\r\n\r\n"
 	chunked := "HTTP/1.1 200 OK\r\nETag: \"c\"\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n"
-	srv := newRawServer(t, map[string]string{
+	srv := newRawServerTLS(t, map[string]string{
 		"/start":   redirect,
 		"/final":   final + "hello\n",
 		"/chunked": chunked + "3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n",
-	})
+	}, cfg)
 	base := "http://" + srv.ln.Addr().String()
+	if cfg != nil {
+		base = "https://" + srv.ln.Addr().String()
+	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "wire.warc")
-	stdout, stderr, code := fetchCmd(t, "", "--warc-file", file, base+"/start", base+"/chunked")
+	stdout, stderr, code := fetchCmd(t, "", "-k", "--warc-file", file, base+"/start", base+"/chunked")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -166,9 +190,10 @@ func TestWARCLongRedirectBody(t *testing.T) {
 	}
 }
 
-// An https exchange's heads, which net/http parses and keeps no bytes of,
-// are rendered from the Resource, and WARC-Protocol says which protocol
-// went over the connection: h2 with --http2, http/1.1 without.
+// An https exchange's WARC-Protocol says which protocol went over the
+// connection: h2 with --http2 (whose heads, frames that net/http parses,
+// are rendered from the Resource as HTTP/1.1), http/1.1 without (the own
+// client's heads as sent, see TestWARCWireHeads).
 func TestWARCProtocolRendered(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "tls")
