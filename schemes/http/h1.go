@@ -18,12 +18,13 @@ import (
 	"github.com/rfc1738/fetch/fetch/wire"
 )
 
-// h1 is the transport of plain HTTP/1.1 requests that go direct, to no
-// proxy. It makes the whole exchange on the caller's goroutine: it takes
-// an idle connection or dials one, writes the request in one write, reads
+// h1 is the transport of HTTP/1.1 requests that go direct, to no proxy:
+// http, and https over TLS (see h1TLS). It makes the whole exchange on the
+// caller's goroutine: it takes an idle connection or dials one (and makes
+// its TLS handshake), writes the request in one write, reads
 // the reply, and hands the connection back to its pool when the body has
-// been read to its end. net/http's Transport, which serves HTTPS (HTTP/2)
-// and proxies, spends four goroutine hand-offs on each request instead.
+// been read to its end. net/http's Transport, which serves HTTP/2 and
+// proxies, spends four goroutine hand-offs on each request instead.
 //
 // It behaves as that Transport does for the requests the Handler makes:
 // the header fields are written in its order (the Handler's

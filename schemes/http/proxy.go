@@ -9,9 +9,10 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-// route is how one hop goes: over the h1 transport (direct), or over
-// net/http's, speaking to the HTTP proxy proxy (nil for none); dial is the
-// request whose DialContext makes the hop's connections.
+// route is how one hop goes: direct (an http URL, or an https URL to no
+// proxy of any kind), which the h1 transport may take (see Handler.once),
+// or over net/http's, speaking to the HTTP proxy proxy (nil for none);
+// dial is the request whose DialContext makes the hop's connections.
 type route struct {
 	direct bool
 	proxy  *neturl.URL

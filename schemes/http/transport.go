@@ -83,8 +83,8 @@ func (h *Handler) transport(req *fetch.Request) *http.Transport {
 	return t
 }
 
-// h1Transport returns the transport of plain HTTP/1.1 requests that go to
-// no proxy.
+// h1Transport returns the transport of HTTP/1.1 requests, http and https,
+// that go to no proxy.
 func (h *Handler) h1Transport() *h1 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -101,8 +101,8 @@ func (h *Handler) h1Transport() *h1 {
 const idleConnTimeout = 90 * time.Second
 
 // Pipelining returns the requests one connection to u's host carries at
-// once: Pipeline (at least 1) for http URLs, 1 for https, and for http
-// with NetHTTP set, which net/http carries. It makes Handler a
+// once: Pipeline (at least 1) for http URLs and https URLs over HTTP/1.1;
+// 1 with HTTP2 for https, and with NetHTTP set, which net/http carries. It makes Handler a
 // fetch.Pipeliner, so that the Client and a Batch let that many transfers
 // per connection run.
 func (h *Handler) Pipelining(u *url.URL) int {
