@@ -56,11 +56,13 @@ type h1Request struct {
 	conns  int // the connections it may keep to the host (req.MaxConnsPerHost); 0: no cap
 
 	// For https: how its connections are made, the server's name (the
-	// URL's host) and the pass through the gate of its last dial, if
-	// any (see h1TLS.dial). tls is nil for http.
-	tls    *h1TLS
-	server string
-	pass   *gatePass
+	// URL's host), whether its dials pass the gate at once
+	// (Handler.ParallelImmediate), and the pass through the gate of its
+	// last dial, if any (see h1TLS.dial). tls is nil for http.
+	tls       *h1TLS
+	server    string
+	immediate bool
+	pass      *gatePass
 
 	// sent and got are the request as written and the reply's head as
 	// read, kept when req.Capture asks for them.

@@ -11,12 +11,11 @@ import (
 // h1TLS is how the h1 transport makes the connections of https requests:
 // under the TLS configuration net/http's transport would use for the same
 // request (see tlsConfig), offering only "http/1.1", and through the gate
-// of tlsgate.go unless immediate. One is kept per request TLS
-// configuration (see Handler.h1TLSFor).
+// of tlsgate.go unless the request is immediate (Handler.ParallelImmediate).
+// One is kept per request TLS configuration (see Handler.h1TLSFor).
 type h1TLS struct {
-	config    *tls.Config // ServerName set per connection when it names none
-	gate      *tlsGate
-	immediate bool // Handler.ParallelImmediate
+	config *tls.Config // ServerName set per connection when it names none
+	gate   *tlsGate
 }
 
 // maxH1TLS bounds the h1TLS a Handler keeps, one per request TLS
@@ -50,14 +49,14 @@ func (h *Handler) h1TLSFor(req *fetch.Request) *h1TLS {
 	}
 	c := h.tlsConfig(req.TLS)
 	c.NextProtos = []string{"http/1.1"}
-	t := &h1TLS{config: c, gate: &h.gate, immediate: h.ParallelImmediate}
+	t := &h1TLS{config: c, gate: &h.gate}
 	h.h1tls[req.TLS] = t
 	return t
 }
 
 // dial connects to addr for r, whose server name is server, and makes the
 // TLS handshake: the dial and the handshake together within the connect
-// timeout. Unless immediate, the dial first goes through the gate: it
+// timeout. Unless r is immediate, the dial first goes through the gate: it
 // waits while another connection to the server makes the first
 // handshake (see enter). The trace gets the handshake's line as net/http's
 // path writes it (see clientTrace). A server that asks for a client
@@ -69,7 +68,7 @@ func (t *h1TLS) dial(ctx context.Context, r *h1Request, addr string) (net.Conn, 
 		cfg.ServerName = r.server
 	}
 	var pass *gatePass
-	if !t.immediate {
+	if !r.immediate {
 		pass = &gatePass{gate: t.gate, server: cfg.ServerName, cache: cfg.ClientSessionCache, timeout: r.req.EffectiveConnectTimeout()}
 		r.pass.release() // an earlier dial's, for a request made again
 		r.pass = pass

@@ -298,7 +298,7 @@ func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, cr
 	}
 	var asked *certAsked
 	if u.Scheme == "https" {
-		r.tls, r.server = h.h1TLSFor(req), u.Host
+		r.tls, r.server, r.immediate = h.h1TLSFor(req), u.Host, h.ParallelImmediate
 		ctx, asked = withCertAsked(ctx)
 	}
 	resp, err := h.h1Transport().roundTrip(ctx, r, addr)
