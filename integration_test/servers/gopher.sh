@@ -42,9 +42,13 @@ start() {
 	printf 'Welcome to the fetch integration server\n0A text item\t/text.txt\n9A binary item\t/bin.dat\n1A directory\t/sub/\n7Search\t/cgi-bin/search\n' >"$root/gophermap"
 	printf 'first line\n.a line that begins with a dot\n..two dots\n.\nlast line\n' >"$root/text.txt"
 	printf 'inner text\n' >"$root/sub/inner.txt"
-	head -c $((1 << 20)) /dev/urandom >"$root/bin.dat"
+	# Random bytes, but for a NUL first: gophernicus serves a file with no
+	# NUL among its first kilobytes or so as text, line by line, and cuts
+	# each line at its first NUL (a 1 MiB file came out as 546,442 bytes in
+	# one CI run). Random bytes lack an early NUL now and then.
+	{ printf '\0'; head -c $(((1 << 20) - 1)) /dev/urandom; } >"$root/bin.dat"
 	if [ "${GOPHER_BIG_MIB:-0}" -gt 0 ]; then
-		head -c $((GOPHER_BIG_MIB << 20)) /dev/urandom >"$root/big.bin"
+		{ printf '\0'; head -c $(((GOPHER_BIG_MIB << 20) - 1)) /dev/urandom; } >"$root/big.bin"
 	fi
 	# Files that begin like a gopher error item, and are not one.
 	mkdir -p "$root/looks3"
@@ -88,7 +92,7 @@ start_plus() {
 	mkdir -p "$root"
 	printf 'gopher plus text\n.a line that begins with a dot\n' >"$root/plus.txt"
 	printf 'An abstract of plus.txt\n' >"$root/plus.txt.abstract"
-	head -c 65536 /dev/urandom >"$root/data.bin"
+	{ printf '\0'; head -c 65535 /dev/urandom; } >"$root/data.bin"
 	if [ "${GOPHER_BIG_MIB:-0}" -gt 0 ]; then
 		ln "$dir/root/big.bin" "$root/big.bin"
 	fi
