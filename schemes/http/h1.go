@@ -93,7 +93,7 @@ func (r *h1Request) capture() *fetch.Capture {
 func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Response, error) {
 	key := addr
 	if r.tls != nil {
-		key = "https://" + addr // never an http connection's
+		key = "https://" + addr + r.tls.tag // never an http connection's, nor another configuration's
 	}
 	for attempt := 0; ; attempt++ {
 		pc, reused, err := t.conn(ctx, r, key, addr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"strconv"
 
 	"github.com/rfc1738/fetch/fetch"
 )
@@ -16,6 +17,12 @@ import (
 type h1TLS struct {
 	config *tls.Config // ServerName set per connection when it names none
 	gate   *tlsGate
+	// tag sets the pool keys of its connections apart from those made
+	// under another configuration (see h1.roundTrip): a connection made
+	// under one is never reused under another, which may verify the
+	// server otherwise or send another certificate. "" for the first
+	// configuration a Handler meets.
+	tag string
 }
 
 // maxH1TLS bounds the h1TLS a Handler keeps, one per request TLS
@@ -50,6 +57,10 @@ func (h *Handler) h1TLSFor(req *fetch.Request) *h1TLS {
 	c := h.tlsConfig(req.TLS)
 	c.NextProtos = []string{"http/1.1"}
 	t := &h1TLS{config: c, gate: &h.gate}
+	if h.h1tlsMade > 0 {
+		t.tag = " (TLS configuration " + strconv.Itoa(h.h1tlsMade+1) + ")"
+	}
+	h.h1tlsMade++
 	h.h1tls[req.TLS] = t
 	return t
 }

@@ -248,3 +248,29 @@ func TestH1TLSHandshakeTimeout(t *testing.T) {
 		t.Errorf("silent server: %v (kind %v), want a Timeout naming the TLS handshake", err, fetch.KindOf(err))
 	}
 }
+
+// A connection made under one TLS configuration is not reused under
+// another: after a fetch with InsecureSkipVerify, a fetch whose
+// configuration trusts no root dials anew and fails verification, rather
+// than take the idle connection that was never verified.
+func TestH1TLSConfigsApart(t *testing.T) {
+	srvTLS, trust := testTLS(t)
+	s := &rawTLSServer{reply: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"}
+	base := s.start(t, srvTLS)
+	h := newHandler(t)
+	if _, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), TLS: &tls.Config{InsecureSkipVerify: true}}); err != nil || string(body) != "ok" {
+		t.Fatalf("-k: %q, %v", body, err)
+	}
+	_, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), TLS: &tls.Config{RootCAs: x509.NewCertPool()}})
+	var ua x509.UnknownAuthorityError
+	var cv *tls.CertificateVerificationError
+	if err == nil || !(errors.As(err, &ua) || errors.As(err, &cv)) {
+		t.Errorf("trusting no root: %q, %v; want a verification error", body, err)
+	}
+	if _, body, err := get(t, h, &fetch.Request{URL: parse(t, base+"/"), TLS: trust}); err != nil || string(body) != "ok" {
+		t.Fatalf("trusting the server: %q, %v", body, err)
+	}
+	if n := s.accepted.Load(); n != 3 {
+		t.Errorf("%d connections, want 3: one per configuration", n)
+	}
+}

@@ -129,6 +129,7 @@ type Handler struct {
 	mu         sync.Mutex
 	transports map[transportKey]*http.Transport
 	h1tls      map[*tls.Config]*h1TLS // the h1 transport's, by request TLS configuration
+	h1tlsMade  int                    // the h1TLS made, for their tags
 	sessions   wire.TLSSessions       // both transports' TLS session caches
 	gate       tlsGate                // see tlsgate.go
 	digests    digestCache
