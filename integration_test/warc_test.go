@@ -250,7 +250,7 @@ func TestWARCHTTP(t *testing.T) {
 // TestWARCHTTPS records an https fetch from nginx over HTTP/1.1: the
 // records hold the decrypted heads as they went over the connection
 // (nginx's "ETag" as it wrote it, its "Connection: keep-alive"), say
-// WARC-Protocol: http/1.1, and warcio.js reads them; with --http2 the heads
+// WARC-Protocol: http/1.1 and the TLS version, and warcio.js reads them; with --http2 the heads
 // are rendered and WARC-Protocol says h2.
 func TestWARCHTTPS(t *testing.T) {
 	addr := env(t, "FETCH_IT_HTTPS_ADDR")
@@ -283,6 +283,9 @@ func TestWARCHTTPS(t *testing.T) {
 			w := string(raw)
 			if n := strings.Count(w, "WARC-Protocol: "+tt.proto+"\r\n"); n != 2 {
 				t.Errorf("%d records say WARC-Protocol: %s, want 2", n, tt.proto)
+			}
+			if n := strings.Count(w, "WARC-Protocol: tls/1."); n != 2 {
+				t.Errorf("%d records name the TLS version in a WARC-Protocol field, want 2", n)
 			}
 			asSent := strings.Contains(w, "\r\nETag: \"") && strings.Contains(w, "\r\nConnection: keep-alive\r\n")
 			if asSent != tt.wire {

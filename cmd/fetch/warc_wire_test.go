@@ -159,6 +159,14 @@ func testWARCWireHeads(t *testing.T, cfg *tls.Config) {
 			t.Errorf("the WARC file lacks %q:\n%s", want, w)
 		}
 	}
+	// Over TLS each of the 6 records (3 exchanges) names its version too.
+	want := 0
+	if cfg != nil {
+		want = 6
+	}
+	if n := strings.Count(w, "WARC-Protocol: tls/1.3\r\n"); n != want {
+		t.Errorf("%d records say WARC-Protocol: tls/1.3, want %d", n, want)
+	}
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	if len(srv.got) != 3 {
@@ -193,7 +201,8 @@ func TestWARCLongRedirectBody(t *testing.T) {
 // An https exchange's WARC-Protocol says which protocol went over the
 // connection: h2 with --http2 (whose heads, frames that net/http parses,
 // are rendered from the Resource as HTTP/1.1), http/1.1 without (the own
-// client's heads as sent, see TestWARCWireHeads).
+// client's heads as sent, see TestWARCWireHeads); and a second
+// WARC-Protocol names the TLS version.
 func TestWARCProtocolRendered(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "tls")
@@ -215,8 +224,10 @@ func TestWARCProtocolRendered(t *testing.T) {
 			t.Fatalf("%v: exit %d, stdout %q: %s", tt.args, code, stdout, stderr)
 		}
 		w := readWARCFile(t, file)
-		if n := strings.Count(w, "WARC-Protocol: "+tt.proto+"\r\n"); n != 2 {
-			t.Errorf("%v: %d records say WARC-Protocol: %s, want the request and the response", tt.args, n, tt.proto)
+		for _, proto := range []string{tt.proto, "tls/1.3"} {
+			if n := strings.Count(w, "WARC-Protocol: "+proto+"\r\n"); n != 2 {
+				t.Errorf("%v: %d records say WARC-Protocol: %s, want the request and the response", tt.args, n, proto)
+			}
 		}
 		if !strings.Contains(w, "GET /x HTTP/1.1\r\n") || !strings.Contains(w, "\r\n\r\ntls\r\n\r\n") {
 			t.Errorf("%v: the records lack the rendered request line or the body:\n%s", tt.args, w)

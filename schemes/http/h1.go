@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -65,8 +66,10 @@ type h1Request struct {
 	pass      *gatePass
 
 	// sent and got are the request as written and the reply's head as
-	// read, kept when req.Capture asks for them.
+	// read, and version the TLS version of the connection (0 for none),
+	// kept when req.Capture asks for them.
 	sent, got []byte
+	version   uint16
 }
 
 // keepReply is where readResponse keeps the reply's head: nil when the
@@ -83,7 +86,7 @@ func (r *h1Request) capture() *fetch.Capture {
 	if !r.req.Capture || r.got == nil {
 		return nil
 	}
-	return &fetch.Capture{Protocol: "http/1.1", Request: r.sent, Reply: r.got}
+	return &fetch.Capture{Protocol: "http/1.1", TLS: tlsProtocol(r.version), Request: r.sent, Reply: r.got}
 }
 
 // roundTrip sends r to addr (host:port) and returns the reply, its body
@@ -217,6 +220,9 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	}
 	if r.req.Capture {
 		r.sent = append(r.sent[:0], pc.wbuf...)
+		if tc, ok := pc.conn.(*tls.Conn); ok {
+			r.version = tc.ConnectionState().Version
+		}
 	}
 	_, err := pc.conn.Write(pc.wbuf)
 	pc.wmu.Unlock()

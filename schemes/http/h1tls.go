@@ -126,3 +126,19 @@ func traceHandshake(tr *fetch.Trace, cs tls.ConnectionState) {
 	}
 	tr.Notef("%s, %s, ALPN %q%s", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol, resumed)
 }
+
+// tlsProtocol names a TLS version as WARC-Protocol does ("tls/1.3"), ""
+// for none or one it has no name for.
+func tlsProtocol(version uint16) string {
+	switch version {
+	case tls.VersionTLS10:
+		return "tls/1.0"
+	case tls.VersionTLS11:
+		return "tls/1.1"
+	case tls.VersionTLS12:
+		return "tls/1.2"
+	case tls.VersionTLS13:
+		return "tls/1.3"
+	}
+	return ""
+}

@@ -89,7 +89,8 @@ func (s *rawTLSServer) requests() []string {
 // TestH1TLSWireHeads: over https the own client keeps the heads as they
 // went over the connection, decrypted: the reply's ETag, its fields in
 // the server's order, Connection: keep-alive; the request as the server
-// got it; Protocol "http/1.1", not rendered. Two requests make one
+// got it; Protocol "http/1.1" and TLS its version, not rendered. Two
+// requests make one
 // connection, one handshake, and the trace says so as net/http's path
 // does. net/http's path (NetHTTP) renders the heads, as before.
 func TestH1TLSWireHeads(t *testing.T) {
@@ -112,8 +113,8 @@ func TestH1TLSWireHeads(t *testing.T) {
 		if c == nil {
 			t.Fatalf("request %d: no Capture", i+1)
 		}
-		if c.Protocol != "http/1.1" || c.Rendered || string(c.Reply) != head {
-			t.Errorf("request %d: Capture %q, rendered %v, reply %q; want http/1.1, not rendered, %q", i+1, c.Protocol, c.Rendered, c.Reply, head)
+		if c.Protocol != "http/1.1" || c.TLS != "tls/1.3" || c.Rendered || string(c.Reply) != head {
+			t.Errorf("request %d: Capture %q %q, rendered %v, reply %q; want http/1.1 over tls/1.3, not rendered, %q", i+1, c.Protocol, c.TLS, c.Rendered, c.Reply, head)
 		}
 		if got := s.requests(); len(got) != i+1 || string(c.Request) != got[i] {
 			t.Errorf("request %d: Capture.Request %q, the server got %q", i+1, c.Request, got)
@@ -142,8 +143,15 @@ func TestH1TLSWireHeads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := res.Capture; c == nil || !c.Rendered || c.Protocol != "http/1.1" {
-		t.Errorf("NetHTTP: Capture %+v, want rendered http/1.1", c)
+	if c := res.Capture; c == nil || !c.Rendered || c.Protocol != "http/1.1" || c.TLS != "tls/1.3" {
+		t.Errorf("NetHTTP: Capture %+v, want rendered http/1.1 over tls/1.3", c)
+	}
+	res, _, err = get(t, h, &fetch.Request{URL: parse(t, base+"/x"), TLS: &tls.Config{RootCAs: trust.RootCAs, MaxVersion: tls.VersionTLS12}, Capture: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Capture; c == nil || c.TLS != "tls/1.2" {
+		t.Errorf("TLS 1.2: Capture %+v, want tls/1.2", c)
 	}
 }
 

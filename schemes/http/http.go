@@ -276,6 +276,9 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 			proto = "h2"
 		}
 		res.Capture = &fetch.Capture{Protocol: proto, Rendered: true}
+		if resp.TLS != nil {
+			res.Capture.TLS = tlsProtocol(resp.TLS.Version)
+		}
 	}
 	return res, err
 }
