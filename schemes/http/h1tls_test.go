@@ -3,6 +3,7 @@ package http
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -14,6 +15,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -280,5 +284,36 @@ func TestH1TLSConfigsApart(t *testing.T) {
 	}
 	if n := s.accepted.Load(); n != 3 {
 		t.Errorf("%d connections, want 3: one per configuration", n)
+	}
+}
+
+// A body over TLS copied to a file (an io.ReaderFrom, which a plain
+// connection's body is spliced into from the socket) is the decrypted
+// body: TLS connections are never spliced.
+func TestH1TLSNoSplice(t *testing.T) {
+	srv, trust := tlsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(bigBody))) // what is spliced
+		w.Write(bigBody)
+	})
+	h := newHandler(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := h.Fetch(ctx, &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n, err := io.Copy(f, res.Body)
+	res.Body.Close()
+	if err != nil || n != int64(len(bigBody)) {
+		t.Fatalf("copied %d bytes, %v; want %d", n, err, len(bigBody))
+	}
+	got, err := os.ReadFile(f.Name())
+	if err != nil || !bytes.Equal(got, bigBody) {
+		t.Errorf("the file holds %d bytes, not the body (%v)", len(got), err)
 	}
 }
