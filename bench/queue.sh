@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Jobs per second of the work queue (fetch enqueue / worker) with 1, 2 and
-# 4 worker processes on this machine: JOBS small files from a local nginx
-# (started here by integration_test/servers/http.sh), queued on Debian's
-# nats-server with JetStream (servers/nats.sh, restarted empty for each
-# count). Each worker runs --parallel 16 --per-host 64 --drain; the time is
-# from the first worker's start to the last one's exit, and every run is
-# checked: JOBS lines in results.jsonl, none twice.
+# Jobs per second of the work queue (fetch enqueue / worker) with 1 and 2
+# worker processes, and the CPU a job costs (the workers' and the
+# nats-server cluster's, user + system) against plain "fetch -K" of the
+# same URLs: JOBS small files from a local nginx (started here by
+# integration_test/servers/http.sh), queued on Debian's nats-server cluster
+# of three (servers/nats.sh, restarted empty for each count). Each worker
+# runs --parallel 16 --per-host 64 --drain; the time is from the first
+# worker's start to the last one's exit, and every run is checked: JOBS
+# lines in results.jsonl, none twice. fetch -K runs --parallel 16
+# --per-host 64 -O into a folder. As every figure of bench/, it is taken on
+# a quiet machine only (bench/lib.sh: BENCH_ALLOW_LOAD=1 marks it LOADED).
 #
 #   bash bench/queue.sh [JOBS]      (default 3000)
 set -euo pipefail
@@ -34,24 +38,48 @@ for ((i = 0; i < jobs; i++)); do
 	echo "http://$FETCH_IT_HTTP_ADDR/q/$i.bin" >>"$list"
 done
 
-echo "load before: $(uptime)"
-for n in 1 2 4; do
+# server_cpu: the CPU seconds (user + system) the nats-server processes
+# have used so far.
+server_cpu() {
+	local pid t=0 hz
+	hz=$(getconf CLK_TCK)
+	while read -r pid; do
+		[ -r "/proc/$pid/stat" ] || continue
+		t=$((t + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
+	done <"$IT_DIR/nats.pids"
+	python3 -c "print(f'{$t / $hz:.2f}')"
+}
+
+figure_start
+out=$(mktemp -d "$IT_DIR/plain.XXXXXX")
+read -r tp _ cp < <(cd "$out" && measure "$fetch" -s --parallel 16 --per-host 64 -O -K "$list")
+n=$(find "$out" -type f | wc -l)
+[ "$n" -eq "$jobs" ] || { echo "fetch -K: $n files for $jobs URLs" >&2; exit 1; }
+python3 -c "print(f'fetch -K: {$jobs} URLs in {$tp:.2f}s, {$cp / $jobs * 1e6:.0f} us CPU a URL')"
+for n in 1 2; do
 	bash "$root/integration_test/servers/nats.sh" stop
 	bash "$root/integration_test/servers/nats.sh" start
 	source "$IT_DIR/nats.env"
 	store=$(mktemp -d "$IT_DIR/store.XXXXXX")
 	"$fetch" enqueue --nats "$FETCH_IT_NATS_URL" -K "$list" >/dev/null
+	s0=$(server_cpu)
 	t0=$(date +%s.%N)
 	pids=()
 	for ((w = 0; w < n; w++)); do
-		"$fetch" worker --nats "$FETCH_IT_NATS_URL" --store "$store" -s --parallel 16 --per-host 64 --drain &
+		measure "$fetch" worker --nats "$FETCH_IT_NATS_URL" --store "$store" -s --parallel 16 --per-host 64 --drain >"$IT_DIR/worker.$w.m" &
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do wait "$p"; done
 	t1=$(date +%s.%N)
+	s1=$(server_cpu)
+	cw=$(cat "$IT_DIR"/worker.*.m | head -n "$n" | awk '{s += $3} END {print s}')
+	rm -f "$IT_DIR"/worker.*.m
 	lines=$(wc -l <"$store/results.jsonl")
 	uniq=$(python3 -c 'import json,sys; print(len({json.loads(l)["url"] for l in open(sys.argv[1])}))' "$store/results.jsonl")
 	[ "$lines" -eq "$jobs" ] && [ "$uniq" -eq "$jobs" ] || { echo "workers=$n: $lines lines, $uniq URLs for $jobs jobs" >&2; exit 1; }
-	python3 -c "print(f'workers={$n}: {$jobs} jobs in {$t1 - $t0:.2f}s = {$jobs / ($t1 - $t0):.0f} jobs/s')"
+	python3 -c "
+jobs, wall, cw, cs, cp = $jobs, $t1 - $t0, $cw, $s1 - $s0, $cp
+per = (cw + cs) / jobs * 1e6
+print(f'workers={$n}: {jobs} jobs in {wall:.2f}s = {jobs / wall:.0f} jobs/s; CPU a job {per:.0f} us (workers {cw / jobs * 1e6:.0f}, servers {cs / jobs * 1e6:.0f}) = {per / (cp / jobs * 1e6):.2f} x fetch -K')"
 done
-echo "load after: $(uptime)"
+echo "load: $(load)"

@@ -75,8 +75,14 @@ func (s *lease) release(ctx context.Context) {
 	s.l.kv.Delete(ctx, s.key, jetstream.LastRevision(s.rev))
 }
 
-// keep renews the lease every third of the TTL until ctx is done.
-func (s *lease) keep(ctx context.Context) {
+// errLeaseLost says a lease expired and another worker took its slot.
+var errLeaseLost = errors.New("queue: the per-host lease expired and was taken by another worker")
+
+// keep renews the lease every third of the TTL until ctx is done. When
+// the lease is found lost (its key rewritten by another worker: this one
+// was paused or cut off past the TTL), it calls lost, if set, with
+// errLeaseLost and stops: the slot is another's now.
+func (s *lease) keep(ctx context.Context, lost func(error)) {
 	t := time.NewTicker(s.l.ttl / 3)
 	defer t.Stop()
 	for {
@@ -84,7 +90,13 @@ func (s *lease) keep(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.renew(ctx)
+			err := s.renew(ctx)
+			if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyNotFound) {
+				if lost != nil {
+					lost(errLeaseLost)
+				}
+				return
+			}
 		}
 	}
 }

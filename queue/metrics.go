@@ -31,6 +31,7 @@ type MetricsSnapshot struct {
 	HandedBack  uint64            `json:"handed_back"`  // jobs handed back for want of a per-host slot
 	Retried     uint64            `json:"retried"`      // jobs handed back after a transient failure
 	QueueErrors uint64            `json:"queue_errors"` // failures of the queue the worker went on after
+	Fenced      uint64            `json:"fenced"`       // results not committed: the job had gone to another worker
 }
 
 // Snapshot returns a copy of the counts.
@@ -99,6 +100,7 @@ func (m *Metrics) WritePrometheus(w io.Writer, worker string) error {
 	metric("fetch_queue_handed_back_total", "Jobs handed back for want of a per-host slot.", fmt.Sprintf("{%s} %d", lw, s.HandedBack))
 	metric("fetch_queue_retried_total", "Jobs handed back after a transient failure.", fmt.Sprintf("{%s} %d", lw, s.Retried))
 	metric("fetch_queue_queue_errors_total", "Failures of the queue the worker went on after.", fmt.Sprintf("{%s} %d", lw, s.QueueErrors))
+	metric("fetch_queue_fenced_total", "Results not committed: the job had been delivered to another worker since.", fmt.Sprintf("{%s} %d", lw, s.Fenced))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -2,12 +2,16 @@ package queue
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,11 +23,12 @@ import (
 // The names of the JetStream objects the queue uses.
 const (
 	JobStream     = "FETCH_JOBS"
-	JobSubject    = "fetch.jobs" // ".<key>" follows
+	JobSubject    = "fetch.jobs" // ".<host>.<key>" follows (see JobSubjectOf)
 	Consumer      = "FETCH_WORKERS"
 	ResultStream  = "FETCH_RESULTS"
 	ResultSubject = "fetch.results" // ".done.<key>" or ".failed.<key>" follows
 	HostBucket    = "FETCH_HOSTS"
+	WaitBucket    = "FETCH_WAITS"
 	StatsBucket   = "FETCH_STATS"
 )
 
@@ -49,12 +54,13 @@ type Options struct {
 	// on long fetches, so this bounds the time to notice a dead worker,
 	// not a fetch's length.
 	AckWait time.Duration
-	// MaxDeliver bounds the fetch attempts of one job: the delivery of
+	// MaxDeliver bounds the fetch attempts of one job: the attempt of
 	// that number records the outcome, whatever it is. Zero means 5.
-	// Deliveries that attempt nothing (a worker stopping, a job handed
-	// back for want of a host slot) count too, so the consumer itself
-	// redelivers a job without limit: a job is never left in the stream
-	// undelivered because its deliveries ran out.
+	// Deliveries handed back for want of a host slot are no attempts
+	// (FETCH_WAITS counts them); others that attempt nothing (a worker
+	// stopping) count. The consumer itself redelivers a job without
+	// limit: a job is never left in the stream undelivered because its
+	// deliveries ran out.
 	MaxDeliver int
 	// LeaseTTL is how long a dead worker's per-host lease lasts. Zero
 	// means 30 seconds.
@@ -111,6 +117,9 @@ type Queue struct {
 	js      jetstream.JetStream
 	jobs    jetstream.Stream
 	hosts   jetstream.KeyValue
+	waits   jetstream.KeyValue
+	claims  jetstream.KeyValue
+	epoch   string // FETCH_JOBS's creation time, in jobKey
 	stats   jetstream.KeyValue
 	results jetstream.Stream
 	emb     *embedded // the server this process runs, or the one it connects to
@@ -183,11 +192,17 @@ func (q *Queue) setupPatiently(ctx context.Context) error {
 // settling reports whether err is one a server gives while it starts or
 // a cluster forms: a timeout, "JetStream system temporarily unavailable"
 // (10008), or "no suitable peers for placement" (10005) before every
-// server of the cluster has joined its JetStream group.
+// server of the cluster has joined its JetStream group; or one of a
+// stream or bucket made by another process at the same moment: "stream
+// name already in use" (10058), "subjects overlap with an existing
+// stream" (10065), which the next try finds made.
 func settling(err error) bool {
 	var api *jetstream.APIError
-	if errors.As(err, &api) && (api.ErrorCode == 10005 || api.ErrorCode == 10008) {
-		return true
+	if errors.As(err, &api) {
+		switch api.ErrorCode {
+		case 10005, 10008, 10058, 10065:
+			return true
+		}
 	}
 	return isTimeout(err)
 }
@@ -227,10 +242,16 @@ func (q *Queue) setup(ctx context.Context) error {
 	}
 	q.js = js
 	repl := q.replicas()
+	subjects := []string{JobSubject + ".*.*"}
+	if s, err := js.Stream(ctx, JobStream); err == nil && slices.Contains(s.CachedInfo().Config.Subjects, JobSubject+".*") {
+		// A queue of the first layout (fetch.jobs.<key>): its jobs stay
+		// readable, and a command of that version can still enqueue.
+		subjects = append(subjects, JobSubject+".*")
+	}
 	q.jobs, err = q.stream(ctx, jetstream.StreamConfig{
 		Name:        JobStream,
-		Description: "fetch jobs, one URL a message",
-		Subjects:    []string{JobSubject + ".*"},
+		Description: "fetch jobs, one URL a message, on subjects by host",
+		Subjects:    subjects,
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     jetstream.FileStorage,
 		// A job is on the subject of its key, one at a time: a URL
@@ -246,14 +267,16 @@ func (q *Queue) setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	q.epoch = strconv.FormatInt(q.jobs.CachedInfo().Created.Unix(), 36)
 	q.consCfg = jetstream.ConsumerConfig{
 		Durable:     Consumer,
 		Description: "fetch workers",
 		AckPolicy:   jetstream.AckExplicitPolicy,
 		AckWait:     q.opts.ackWait(),
 		// Unlimited: the worker judges a job's last attempt (see
-		// Options.MaxDeliver); a limit here would strand a job whose
-		// last delivery was handed back.
+		// Options.MaxDeliver), counting the tries (deliveries less the
+		// waits for a host slot FETCH_WAITS counts); a limit here would
+		// strand a job whose last delivery was handed back.
 		MaxDeliver:    -1,
 		MaxAckPending: 10000,
 		Replicas:      q.jobs.CachedInfo().Config.Replicas,
@@ -302,6 +325,34 @@ func (q *Queue) setup(ctx context.Context) error {
 	q.hosts, err = js.CreateOrUpdateKeyValue(ctx, kvCfg)
 	if err != nil {
 		return fmt.Errorf("queue: bucket %s: %w", HostBucket, err)
+	}
+	claimRepl := repl
+	if !exclusiveCreate(q.nc.ConnectedServerVersion()) {
+		// A commit is a compare-and-set, exclusive on a replicated
+		// stream from 2.11 on only (as a lease's create).
+		claimRepl = 1
+	}
+	q.claims, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      ClaimBucket,
+		Description: "which delivery of each job may commit its result",
+		TTL:         7 * 24 * time.Hour,
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    q.kvReplicas(ctx, ClaimBucket, claimRepl),
+	})
+	if err != nil {
+		return fmt.Errorf("queue: bucket %s: %w", ClaimBucket, err)
+	}
+	q.waits, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      WaitBucket,
+		Description: "how often each pending job was handed back for want of a host slot",
+		TTL:         7 * 24 * time.Hour,
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    q.kvReplicas(ctx, WaitBucket, repl),
+	})
+	if err != nil {
+		return fmt.Errorf("queue: bucket %s: %w", WaitBucket, err)
 	}
 	statsCfg := jetstream.KeyValueConfig{
 		Bucket:      StatsBucket,
@@ -487,7 +538,7 @@ func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, er
 		if err != nil {
 			return n, dup, err
 		}
-		f, err := q.js.PublishAsync(JobSubject+"."+Key(j.URL), data)
+		f, err := q.js.PublishAsync(JobSubjectOf(j.URL), data)
 		if err != nil {
 			return n, dup, fmt.Errorf("queue: publishing: %w", err)
 		}
@@ -499,12 +550,35 @@ func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, er
 	return n, dup, settle(true)
 }
 
+// JobSubjectOf is the subject of the job of rawURL:
+// "fetch.jobs.<host>.<key>", host the hex of the first 8 bytes of the
+// SHA-256 of its "scheme://host:port" (lower case; "scheme:" for a URL
+// without a host), key its Key. A host's jobs share a subject prefix,
+// so that its queue can be counted and read apart from the others'.
+func JobSubjectOf(rawURL string) string {
+	hk := rawURL
+	if u, err := parser.Parse(rawURL); err == nil {
+		hk = turnKey(u)
+	}
+	h := sha256.Sum256([]byte(hk))
+	return JobSubject + "." + hex.EncodeToString(h[:8]) + "." + Key(rawURL)
+}
+
 // Stats is the state of the queue.
 type Stats struct {
 	Queued   uint64 `json:"queued"`    // jobs not yet delivered (or handed back)
 	InFlight int    `json:"in_flight"` // jobs delivered and not yet acknowledged
 	Done     uint64 `json:"done"`      // jobs fetched and stored
 	Failed   uint64 `json:"failed"`    // jobs that failed for good, recorded
+	// Crawl is the fleet crawl's frontier, when a crawl was started.
+	Crawl *CrawlStats `json:"crawl,omitempty"`
+}
+
+// CrawlStats is the state of the fleet crawl's frontier.
+type CrawlStats struct {
+	Seen     uint64 `json:"seen"`      // URLs the crawl ever queued
+	Queued   uint64 `json:"queued"`    // links not yet taken by a worker
+	InFlight int    `json:"in_flight"` // links taken and not yet done
 }
 
 // Stats reports the queue's progress. Queued and InFlight are the
@@ -526,7 +600,8 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	if s.Failed, err = q.count(ctx, ResultSubject+".failed.>"); err != nil {
 		return s, err
 	}
-	return s, nil
+	s.Crawl, err = q.crawlStats(ctx)
+	return s, err
 }
 
 // errNoSlot says a job's host has every lease taken.
@@ -564,7 +639,11 @@ func (q *Queue) publishResult(ctx context.Context, key string, rec Record) error
 	if err != nil {
 		return err
 	}
-	_, err = q.js.Publish(ctx, ResultSubject+"."+outcome+"."+key, data, jetstream.WithMsgID(fmt.Sprintf("%s.%d", key, rec.Seq)))
+	id := fmt.Sprintf("%s.%d", key, rec.Seq)
+	if rec.Crawl {
+		id = "crawl." + id // a sequence of FETCH_CRAWL, not FETCH_JOBS
+	}
+	_, err = q.js.Publish(ctx, ResultSubject+"."+outcome+"."+key, data, jetstream.WithMsgID(id))
 	return err
 }
 

@@ -26,8 +26,10 @@ type Record struct {
 	ModTime   *time.Time `json:"modtime,omitempty"`    // the resource's, when known
 	Body      string     `json:"body,omitempty"`       // the body's file name in the store
 	Worker    string     `json:"worker"`               // the worker that stored it
-	Attempts  int        `json:"attempts"`             // deliveries of the job, this one included
-	Seq       uint64     `json:"seq,omitempty"`        // the job's sequence in FETCH_JOBS
+	Attempts  int        `json:"attempts"`             // tries at fetching the job, this one included
+	Waits     int        `json:"waits,omitempty"`      // deliveries handed back for want of a host slot (no tries)
+	Seq       uint64     `json:"seq,omitempty"`        // the job's sequence in FETCH_JOBS (in FETCH_CRAWL with Crawl)
+	Crawl     bool       `json:"crawl,omitempty"`      // a page of the fleet crawl, not a job
 	Error     string     `json:"error,omitempty"`      // the failure, for a failed job
 }
 
@@ -36,6 +38,7 @@ type Record struct {
 // recrawl.
 type seenJob struct {
 	seq     uint64
+	crawl   bool // seq is in FETCH_CRAWL
 	status  int
 	kind    string
 	modTime *time.Time
@@ -125,7 +128,7 @@ func (s *Store) commit(key string, rec *Record, p *spool) (stored bool, err erro
 		return false, err
 	}
 	defer unlock()
-	if last, ok := s.seen[key]; ok && last.seq == rec.Seq {
+	if last, ok := s.seen[key]; ok && last.seq == rec.Seq && last.crawl == rec.Crawl {
 		return false, nil
 	}
 	if p != nil {
@@ -142,7 +145,7 @@ func (s *Store) commit(key string, rec *Record, p *spool) (stored bool, err erro
 		return false, fmt.Errorf("store: %w", err)
 	}
 	s.off += int64(len(line))
-	s.seen[key] = seenJob{seq: rec.Seq, status: rec.Status, kind: rec.Kind, modTime: rec.ModTime}
+	s.seen[key] = seenJob{seq: rec.Seq, crawl: rec.Crawl, status: rec.Status, kind: rec.Kind, modTime: rec.ModTime}
 	return true, nil
 }
 
@@ -202,7 +205,7 @@ func (s *Store) catchUp(rf *os.File) error {
 			s.off += int64(len(line))
 			var r Record
 			if json.Unmarshal(bytes.TrimSpace(line), &r) == nil && r.URL != "" {
-				s.seen[Key(r.URL)] = seenJob{seq: r.Seq, status: r.Status, kind: r.Kind, modTime: r.ModTime}
+				s.seen[Key(r.URL)] = seenJob{seq: r.Seq, crawl: r.Crawl, status: r.Status, kind: r.Kind, modTime: r.ModTime}
 			}
 			continue
 		}

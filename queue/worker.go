@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -67,6 +66,13 @@ type Worker struct {
 
 // Run processes jobs until ctx is done, or, with Drain, until the queue is
 // empty. It returns nil when stopped by ctx or by draining.
+//
+// Beside the jobs, the worker takes part in the fleet crawl started by
+// Queue.StartCrawl, if any: it runs the crawl engine (fetch/crawl) with the
+// queue's Frontier, Parallel pages at once (on top of the Parallel jobs),
+// each fetch holding a per-host lease as a job's does, and stores each
+// page as a job's result (Record.Crawl set). With Drain it returns once
+// neither jobs nor links are left.
 func (w *Worker) Run(ctx context.Context) error {
 	if w.Queue == nil || w.Client == nil || w.Store == nil {
 		return errors.New("queue: a Worker needs a Queue, a Client and a Store")
@@ -91,16 +97,21 @@ func (w *Worker) Run(ctx context.Context) error {
 	// time, never more than the slots free, so none waits in a client
 	// buffer where a slow or reconnecting worker could drop it.
 	idle := make(chan struct{}, par)
-	msgs := make(chan jetstream.Msg)
+	freed := make(chan struct{}, 1)
+	msgs := make(chan *delivery)
 	var wg sync.WaitGroup
 	for range par {
 		idle <- struct{}{}
 		wg.Go(func() {
-			for msg := range msgs {
-				if err := r.handle(ctx, msg); err != nil {
+			for d := range msgs {
+				if err := r.handle(ctx, d); err != nil {
 					cancel(err)
 				}
 				idle <- struct{}{}
+				select {
+				case freed <- struct{}{}:
+				default:
+				}
 			}
 		})
 	}
@@ -114,9 +125,27 @@ func (w *Worker) Run(ctx context.Context) error {
 		}()
 		go r.publishMetrics(ctx, stop)
 	}
-	err := r.take(ctx, idle, msgs)
+	crawled := make(chan error, 1)
+	go func() {
+		err := r.crawl(ctx, par, per)
+		if err != nil {
+			cancel(err)
+		}
+		crawled <- err
+	}()
+	err := r.take(ctx, idle, freed, msgs)
 	close(msgs)
 	wg.Wait()
+	if err == nil || errors.Is(err, errDrained) {
+		// Draining, the worker waits for the fleet crawl to run dry
+		// too; a failure of the store there stops it.
+		if cerr := <-crawled; cerr != nil {
+			err = cerr
+		}
+	} else {
+		cancel(err)
+		<-crawled
+	}
 	if err == nil {
 		err = context.Cause(ctx)
 	}
@@ -133,92 +162,6 @@ type run struct {
 	w      *Worker
 	id     string
 	leases *leases
-}
-
-// take hands jobs to the workers, as many as have a free slot, until ctx
-// is done or, when draining, the queue is empty. A failure of the queue
-// (a server gone, a leader being elected, the consumer lost) is logged and
-// tried again with a growing delay, the consumer recreated: it never ends
-// the run.
-func (r *run) take(ctx context.Context, idle chan struct{}, msgs chan<- jetstream.Msg) error {
-	var retry backoff
-	empty := 0 // consecutive looks that found the queue empty
-	for {
-		select {
-		case <-idle:
-		case <-ctx.Done():
-			return nil
-		}
-		n := 1
-		for more := true; more; {
-			select {
-			case <-idle:
-				n++
-			default:
-				more = false
-			}
-		}
-		got, err := r.pull(ctx, n, msgs)
-		for range n - got {
-			idle <- struct{}{}
-		}
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case err != nil:
-			d := retry.next()
-			r.logf("taking jobs: %v; again in %v", err, d.Round(time.Millisecond))
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(d):
-			}
-			if err := r.w.Queue.recoverConsumer(ctx); err != nil {
-				r.logf("recreating the consumer %s: %v", Consumer, err)
-			}
-			continue
-		}
-		if retry.failures > 0 {
-			r.logf("taking jobs again after %d failures", retry.failures)
-		}
-		retry = backoff{}
-		if got > 0 || !r.w.Drain {
-			empty = 0
-			continue
-		}
-		// Two looks a pull apart, so that jobs just published, which the
-		// consumer counts a moment later, are not missed.
-		if r.empty(ctx) {
-			empty++
-		} else {
-			empty = 0
-		}
-		if empty >= 2 {
-			return errDrained
-		}
-	}
-}
-
-// pull fetches up to n jobs, waiting a second at most for the first, and
-// hands them to the workers; it returns how many it handed.
-func (r *run) pull(ctx context.Context, n int, msgs chan<- jetstream.Msg) (int, error) {
-	batch, err := r.w.Queue.consumer().Fetch(n, jetstream.FetchMaxWait(time.Second))
-	if err != nil {
-		return 0, err
-	}
-	got := 0
-	for msg := range batch.Messages() {
-		select {
-		case msgs <- msg:
-			got++
-		case <-ctx.Done():
-			msg.Nak()
-		}
-	}
-	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-		return got, err
-	}
-	return got, nil
 }
 
 // backoff is the delay between tries after a failure of the queue: from
@@ -270,35 +213,39 @@ func (r *run) empty(ctx context.Context) bool {
 // handle processes one delivery of a job. Only a failure of the store is
 // returned; a failed fetch is the job's outcome, and a failure of the
 // queue is logged and the job left to be delivered again.
-func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
-	meta, err := msg.Metadata()
-	if err != nil {
-		r.logf("a message that is no job: %v", err)
-		msg.Term()
-		return nil
+func (r *run) handle(ctx context.Context, d *delivery) error {
+	msg := d.msg
+	if d.lease != nil {
+		defer d.lease.release(context.WithoutCancel(ctx))
 	}
-	delivery := int(meta.NumDelivered)
-	last := delivery >= r.w.Queue.opts.maxDeliver()
-	job, err := decodeJob(msg.Data())
-	if err != nil {
+	if d.jobErr != nil {
 		// Not a job: nothing to fetch or to retry.
-		r.logf("terminating job %d: %v", meta.Sequence.Stream, err)
+		r.logf("terminating job %d: %v", d.seq, d.jobErr)
 		msg.Term()
 		return nil
 	}
+	job := d.job
+	// Deliveries handed back for want of a host slot are no tries.
+	delivery := d.attempts()
+	last := delivery >= r.w.Queue.opts.maxDeliver()
 	key := Key(job.URL)
-	rec := Record{URL: job.URL, Worker: r.id, Attempts: delivery, Seq: meta.Sequence.Stream}
+	rec := Record{URL: job.URL, Worker: r.id, Attempts: delivery, Waits: d.waits, Seq: d.seq}
 	prev, known, err := r.w.Store.last(key)
 	if err != nil {
 		msg.Nak()
 		return err
 	}
-	if known && prev.seq == rec.Seq {
+	if known && prev.seq == rec.Seq && !prev.crawl {
 		// Delivered again after it was stored (its worker died before
 		// the acknowledgement arrived): nothing to fetch, the record is
 		// published again (once in the stream, by its message id).
 		rec.Status, rec.Kind, rec.ModTime = prev.status, prev.kind, prev.modTime
-		return r.finish(ctx, msg, key, rec, nil, nil)
+		return r.finish(ctx, d, key, rec, nil, nil)
+	}
+	if delivery > r.w.Queue.opts.maxDeliver() {
+		// Taken more often than MaxDeliver without an outcome: its
+		// workers died or stopped with it each time.
+		return r.finish(ctx, d, key, rec, nil, fetch.Errorf(fetch.Incomplete, "delivered %d times without an outcome (at most %d)", delivery, r.w.Queue.opts.maxDeliver()))
 	}
 	var since time.Time
 	if known && prev.modTime != nil && prev.status == 0 {
@@ -307,41 +254,41 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		since = *prev.modTime
 	}
 
-	u, perr := parser.Parse(job.URL)
-	if perr != nil {
+	u := d.u
+	if u == nil {
+		_, perr := parser.Parse(job.URL)
 		// The parser's error holds the input with any password hidden.
 		shown := "a malformed URL"
 		var ue *url.Error
 		if errors.As(perr, &ue) {
 			shown = ue.Input
 		}
-		return r.finish(ctx, msg, key, rec, nil, &fetch.Error{Op: "fetch", URL: shown, Kind: fetch.Malformed, Err: perr})
+		return r.finish(ctx, d, key, rec, nil, &fetch.Error{Op: "fetch", URL: shown, Kind: fetch.Malformed, Err: perr})
 	}
 	if len(u.Host) > maxHost {
-		return r.finish(ctx, msg, key, rec, nil, fetch.Errorf(fetch.Malformed, "a host of %d bytes (at most %d)", len(u.Host), maxHost))
+		return r.finish(ctx, d, key, rec, nil, fetch.Errorf(fetch.Malformed, "a host of %d bytes (at most %d)", len(u.Host), maxHost))
+	}
+	// A delivery after the first claims the job: an earlier one (a
+	// worker paused past AckWait) can no longer commit it.
+	d.commit = true
+	if d.delivered > 1 {
+		if d.claim, err = r.w.Queue.claim(ctx, key, d.seq, r.id); err != nil {
+			// A failure of the queue spends no try: the job goes back
+			// counted as a wait.
+			r.logf("%v; the job goes back to the queue", err)
+			r.handBack(context.WithoutCancel(ctx), d, time.Second)
+			return nil
+		}
 	}
 	// The job is ours while we work on it: keep telling JetStream so, so
 	// that AckWait bounds only the time to notice a dead worker.
-	busy, stopBusy := context.WithCancel(ctx)
-	defer stopBusy()
+	busy, stopBusy := context.WithCancelCause(ctx)
+	defer stopBusy(nil)
 	go heartbeat(busy, msg, r.w.Queue.opts.ackWait()/3)
-
-	var held *lease
-	if addr := r.address(u); addr != "" {
-		held, err = r.slot(busy, addr, last)
-		switch {
-		case errors.Is(err, errNoSlot):
-			r.w.Metrics.add(func(s *MetricsSnapshot) { s.HandedBack++ })
-			msg.NakWithDelay(time.Duration(500+rand.IntN(1500)) * time.Millisecond)
-			return nil
-		case err != nil:
-			// Stopping (a failure of the queue is tried again in
-			// slot, never handed back: that would spend a delivery).
-			msg.Nak()
-			return nil
-		}
-		defer held.release(context.WithoutCancel(ctx))
-		go held.keep(busy)
+	if d.lease != nil {
+		// A lease lost (this worker was paused past its TTL and another
+		// took the slot) ends the fetch at once.
+		go d.lease.keep(busy, func(err error) { stopBusy(err) })
 	}
 
 	fctx := busy
@@ -360,6 +307,12 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		msg.Nak()
 		return nil
 	}
+	if ferr != nil && errors.Is(context.Cause(busy), errLeaseLost) {
+		// No try of the job's: it goes back counted as a wait.
+		r.logf("%s: %v; the job goes back to the queue", redacted(job.URL), context.Cause(busy))
+		r.handBack(context.WithoutCancel(ctx), d, time.Second)
+		return nil
+	}
 	if ferr != nil && !last {
 		if delay, ok := r.retry().Wait(nil, delivery, ferr); ok {
 			r.w.Metrics.add(func(s *MetricsSnapshot) { s.Retried++ })
@@ -372,9 +325,9 @@ func (r *run) handle(ctx context.Context, msg jetstream.Msg) error {
 		rec.ModTime = prev.modTime
 		rec.Kind = kindName(ferr)
 		rec.Body = key
-		return r.finish(ctx, msg, key, rec, nil, nil)
+		return r.finish(ctx, d, key, rec, nil, nil)
 	}
-	return r.finish(ctx, msg, key, rec, sp, ferr)
+	return r.finish(ctx, d, key, rec, sp, ferr)
 }
 
 // address is the host:port a fetch of u connects to, for its lease: the
@@ -475,7 +428,12 @@ func (r *run) fetch(ctx context.Context, u *url.URL, job Job, since time.Time, r
 
 // finish stores the job's outcome once, publishes it, and acknowledges the
 // job (terminates it, for a failure: it is not to be delivered again).
-func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, rec Record, sp *spool, ferr error) error {
+func (r *run) finish(ctx context.Context, d *delivery, key string, rec Record, sp *spool, ferr error) error {
+	msg := d.msg
+	if d.waits > 0 {
+		// Its count of waits is of no more use.
+		defer r.w.Queue.waits.Delete(context.WithoutCancel(ctx), r.w.Queue.jobKey(key, d.seq))
+	}
 	if ferr != nil {
 		rec.Status = r.status(ferr)
 		rec.Kind = kindName(ferr)
@@ -485,6 +443,24 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, rec Rec
 	}
 	if sp != nil {
 		rec.Body = key
+	}
+	if d.commit {
+		// The commit point every worker sees: only the job's last
+		// delivery passes it.
+		if err := r.commit(ctx, d, key); err != nil {
+			if sp != nil {
+				sp.discard()
+			}
+			if errors.Is(err, errFenced) {
+				// Another worker holds the job: the result is its to
+				// store, the message its to acknowledge.
+				r.w.Metrics.add(func(s *MetricsSnapshot) { s.Fenced++ })
+				r.logf("%s: %v", redacted(rec.URL), err)
+				return nil
+			}
+			msg.Nak() // stopping
+			return nil
+		}
 	}
 	stored, err := r.w.Store.commit(key, &rec, sp)
 	if err != nil {
@@ -520,6 +496,27 @@ func (r *run) finish(ctx context.Context, msg jetstream.Msg, key string, rec Rec
 		r.w.OnResult(rec)
 	}
 	return nil
+}
+
+// commit passes the job's commit point, trying again after a failure of
+// the queue, with a growing delay, until it passes, is fenced (errFenced)
+// or ctx is done; meanwhile it tells JetStream the job is in progress.
+func (r *run) commit(ctx context.Context, d *delivery, key string) error {
+	var retry backoff
+	for {
+		err := r.w.Queue.commit(ctx, key, d.seq, d.claim, r.id)
+		if err == nil || errors.Is(err, errFenced) || ctx.Err() != nil {
+			return err
+		}
+		wait := retry.next()
+		r.logf("%v; again in %v", err, wait.Round(time.Millisecond))
+		d.msg.InProgress()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // publish publishes the result rec of msg's job, trying again after a

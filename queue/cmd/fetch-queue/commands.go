@@ -70,7 +70,7 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	var input string
 	var connectTO, maxTime float64
 	var retryFailed, asJSON bool
-	fs := newFlagSet("enqueue", "[--nats URL] [--state DIR] [--retry-failed] [-K FILE | URL...]", stderr)
+	fs := newFlagSet("enqueue", "[--nats URL] [--state DIR] [--retry-failed] [-r [-l N] [--span-hosts] [--no-robots]] [-K FILE | URL...]", stderr)
 	qf.register(fs)
 	fs.StringVar(&input, "K", "", "read URLs one a line from FILE (- for stdin)")
 	fs.StringVar(&input, "input-file", "", "the same as -K")
@@ -78,8 +78,13 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.Float64Var(&maxTime, "max-time", 0, "seconds the whole job may take")
 	fs.BoolVar(&retryFailed, "retry-failed", false, "also enqueue again every URL whose last outcome is a failure")
 	fs.BoolVar(&asJSON, "json", false, "report as one JSON object")
+	var cf crawlFlags
+	cf.register(fs)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
+	}
+	if cf.recursive {
+		return startCrawl(ctx, qf, cf, input, fs.Args(), asJSON, stdin, stdout, stderr)
 	}
 	if input == "" && fs.NArg() == 0 && !retryFailed {
 		fmt.Fprintln(stderr, "fetch enqueue: give URLs, -K FILE, or --retry-failed")
@@ -353,6 +358,9 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 0
 	}
 	fmt.Fprintf(stdout, "queued: %d\nin flight: %d\ndone: %d\nfailed: %d\n", s.Queued, s.InFlight, s.Done, s.Failed)
+	if c := s.Crawl; c != nil {
+		fmt.Fprintf(stdout, "crawl: %d URLs seen, %d queued, %d in flight\n", c.Seen, c.Queued, c.InFlight)
+	}
 	for _, w := range workers {
 		c := w.Counts
 		fmt.Fprintf(stdout, "worker %s (at %s): %d done, %d failed, %d bytes, %d handed back, %d lease waits\n",

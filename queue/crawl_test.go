@@ -1,0 +1,130 @@
+package queue_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/queue"
+)
+
+// treeSite is a generated site of n pages, /p/<i>.html, each linking to
+// its two children in a binary tree, to the next page and to the first
+// (so that most links are met many times), and the root to /private/,
+// which robots.txt disallows. It counts the requests of each path.
+type treeSite struct {
+	*httptest.Server
+	n    int
+	mu   sync.Mutex
+	hits map[string]int
+}
+
+func newTreeSite(t *testing.T, n int) *treeSite {
+	s := &treeSite{n: n, hits: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits[r.URL.Path]++
+		s.mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+			return
+		}
+		var i int
+		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d.html", &i); err != nil || i >= n {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><body><h1>page %d</h1>\n", i)
+		for _, j := range []int{2*i + 1, 2*i + 2, i + 1, 0} {
+			if j < n {
+				fmt.Fprintf(w, "<a href=\"/p/%d.html\">%d</a>\n", j, j)
+			}
+		}
+		if i == 0 {
+			fmt.Fprint(w, "<a href=\"/private/x\">private</a>\n")
+		}
+		fmt.Fprint(w, "</body></html>\n")
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// TestFleetCrawl crawls a generated site with three workers sharing the
+// queue's frontier, each with a store of its own: every page is stored
+// once across the three stores, each requested once (robots.txt at most
+// once a worker, each worker keeping its own), nothing robots.txt
+// disallows is requested.
+func TestFleetCrawl(t *testing.T) {
+	const pages = 300
+	site := newTreeSite(t, pages)
+	q := open(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	n, err := q.StartCrawl(ctx, queue.Crawl{Seeds: []string{site.URL + "/p/0.html"}, Depth: 50})
+	if err != nil || n != 1 {
+		t.Fatalf("StartCrawl = %d, %v; want 1 seed queued", n, err)
+	}
+	const workers = 3
+	stores := make([]*queue.Store, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for i := range workers {
+		st, err := queue.OpenStore(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores[i] = st
+		w := &queue.Worker{Queue: q, Client: client(t), Store: st, ID: fmt.Sprintf("w%d", i), Parallel: 4, PerHost: 4, Drain: true}
+		wg.Go(func() { errs[i] = w.Run(ctx) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored := map[string]int{}
+	perWorker := make([]int, workers)
+	for i, st := range stores {
+		for _, r := range readResults(t, st.Dir()) {
+			if r.Status != 0 || !r.Crawl {
+				t.Errorf("record %+v: want a page of the crawl, fetched", r)
+			}
+			stored[r.URL]++
+			perWorker[i]++
+		}
+	}
+	for i := range pages {
+		u := fmt.Sprintf("%s/p/%d.html", site.URL, i)
+		if stored[u] != 1 {
+			t.Errorf("%s stored %d times, want once", u, stored[u])
+		}
+	}
+	if len(stored) != pages {
+		t.Errorf("%d URLs stored, want the %d pages", len(stored), pages)
+	}
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	for p, c := range site.hits {
+		switch {
+		case p == "/robots.txt":
+			if c > workers {
+				t.Errorf("robots.txt requested %d times, want at most once a worker", c)
+			}
+		case c != 1:
+			t.Errorf("%s requested %d times, want once", p, c)
+		}
+	}
+	if site.hits["/private/x"] != 0 {
+		t.Error("a path robots.txt disallows was requested")
+	}
+	if len(site.hits) != pages+1 {
+		t.Errorf("%d paths requested, want the %d pages and robots.txt", len(site.hits), pages)
+	}
+	t.Logf("pages stored by each worker: %v", perWorker)
+}

@@ -1,0 +1,213 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/crawl"
+)
+
+// storeError is a failure of the local store: it stops a worker.
+type storeError struct{ err error }
+
+func (e *storeError) Error() string { return e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
+
+// crawl takes part in the fleet crawl, if one was started, until ctx is
+// done or, when draining, until no link of it is left anywhere. It runs
+// the crawl engine with the queue's Frontier again each time the crawl
+// runs dry (a new crawl may be started, or links added). Only a failure
+// of the store ends it with an error.
+func (r *run) crawl(ctx context.Context, par, perHost int) error {
+	var fr *Frontier
+	defer func() {
+		if fr != nil {
+			fr.Close()
+		}
+	}()
+	var retry backoff
+	pause := func(d time.Duration) bool {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(d):
+			return true
+		}
+	}
+	for ctx.Err() == nil {
+		c, ok, err := r.w.Queue.crawlSettings(ctx)
+		if err == nil && ok && fr == nil {
+			fr, err = r.w.Queue.OpenFrontier(ctx, FrontierOptions{Window: 2 * par, Logf: r.logf})
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			d := retry.next()
+			r.logf("crawling: %v; again in %v", err, d.Round(time.Millisecond))
+			pause(d)
+			continue
+		}
+		retry = backoff{}
+		if !ok {
+			if r.w.Drain || !pause(2*time.Second) {
+				return nil
+			}
+			continue
+		}
+		_, err = c.crawler(r, fr, par, perHost).Run(ctx, c.Seeds...)
+		var se *storeError
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.As(err, &se):
+			return se.err
+		case err != nil:
+			d := retry.next()
+			r.logf("crawling: %v; again in %v", err, d.Round(time.Millisecond))
+			pause(d)
+			continue
+		case r.w.Drain:
+			// The engine ran dry: the frontier found no link left
+			// anywhere.
+			return nil
+		}
+		pause(time.Second)
+	}
+	return nil
+}
+
+// visit stores each page of the crawl, as a job's result: the frontier's
+// sequence of the link is the record's, so that a page crawled again
+// after its worker died is stored once.
+func (r *run) visit(fr *Frontier) func(ctx context.Context, p *crawl.Page) error {
+	return func(ctx context.Context, p *crawl.Page) error {
+		seq, delivered, _ := fr.takenLink(p.Link.Key)
+		raw := p.URL.String()
+		key := Key(raw)
+		rec := Record{URL: raw, Worker: r.id, Attempts: max(delivered, 1), Seq: seq, Crawl: true}
+		if p.Err != nil {
+			return r.commitPage(ctx, key, rec, nil, p.Err)
+		}
+		res := p.Resource
+		rec.MediaType = res.MediaType
+		if !res.ModTime.IsZero() {
+			t := res.ModTime.UTC()
+			rec.ModTime = &t
+		}
+		if err := fetch.LimitSize(res, r.w.MaxSize); err != nil {
+			res.Body.Close()
+			return r.commitPage(ctx, key, rec, nil, err)
+		}
+		sp, err := r.w.Store.create()
+		if err != nil {
+			return &storeError{err}
+		}
+		_, err = io.Copy(sp, res.Body)
+		if err == nil && res.Size >= 0 && sp.n < res.Size {
+			err = fetch.Errorf(fetch.Incomplete, "got %d of %d bytes", sp.n, res.Size)
+		}
+		if err != nil {
+			// The crawl reads the same failure from the body: it tries
+			// again, or visits the page with the failure.
+			sp.discard()
+			if fetch.KindOf(err) == fetch.TooLarge {
+				res.Body.Close()
+				return r.commitPage(ctx, key, rec, nil, err)
+			}
+			return nil
+		}
+		return r.commitPage(ctx, key, rec, sp, nil)
+	}
+}
+
+// commitPage stores a page's record (and body), once, and publishes it.
+func (r *run) commitPage(ctx context.Context, key string, rec Record, sp *spool, ferr error) error {
+	if ferr != nil {
+		rec.Status = r.status(ferr)
+		rec.Kind = kindName(ferr)
+		rec.Error = ferr.Error()
+	} else {
+		rec.Kind = "file"
+		rec.Body = key
+	}
+	stored, err := r.w.Store.commit(key, &rec, sp)
+	if err != nil {
+		if sp != nil {
+			sp.discard()
+		}
+		return &storeError{err}
+	}
+	var retry backoff
+	for try := 0; ; try++ {
+		err := r.w.Queue.publishResult(ctx, key, rec)
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		if try == 4 {
+			r.logf("publishing the result of %s: %v; it is in the store only", redacted(rec.URL), err)
+			break
+		}
+		d := retry.next()
+		r.logf("publishing the result of %s: %v; again in %v", redacted(rec.URL), err, d.Round(time.Millisecond))
+		time.Sleep(d)
+	}
+	if stored {
+		r.w.Metrics.record(rec)
+		if r.w.OnResult != nil {
+			r.w.OnResult(rec)
+		}
+	}
+	return nil
+}
+
+// leaseSink fetches each request of the crawl holding a per-host lease,
+// as a job's fetch does, so that --per-host holds across the fleet for
+// crawls too. Waiting for a slot here costs no delivery of the link: the
+// frontier holds it, telling the server it is in progress.
+type leaseSink struct{ r *run }
+
+func (s *leaseSink) Do(ctx context.Context, c *fetch.Client, req *fetch.Request) (*fetch.Resource, error) {
+	do := s.r.w.Do
+	if do == nil {
+		do = c.Do
+	}
+	addr := s.r.address(req.URL)
+	if addr == "" {
+		return do(ctx, req)
+	}
+	held, err := s.r.slot(ctx, addr, true)
+	if err != nil {
+		return nil, fmt.Errorf("queue: waiting for a slot to %s: %w", addr, err)
+	}
+	kctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	go held.keep(kctx, nil)
+	free := sync.OnceFunc(func() {
+		stop()
+		held.release(context.WithoutCancel(ctx))
+	})
+	res, err := do(ctx, req)
+	if err != nil {
+		free()
+		return nil, err
+	}
+	res.Body = &leasedBody{ReadCloser: res.Body, free: free}
+	return res, nil
+}
+
+// leasedBody frees its lease when closed.
+type leasedBody struct {
+	io.ReadCloser
+	free func()
+}
+
+func (b *leasedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.free()
+	return err
+}
