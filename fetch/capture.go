@@ -7,6 +7,10 @@ type Capture struct {
 	// Protocol names the protocol of the exchange as WARC-Protocol does:
 	// "http/1.1", "h2".
 	Protocol string
+	// TLS names the TLS version the exchange went over as WARC-Protocol
+	// does ("tls/1.2", "tls/1.3"), a second protocol beside Protocol; ""
+	// when it went over none.
+	TLS string
 	// Rendered reports that the heads were not kept as bytes: Request and
 	// Reply are nil, and a reader renders them from the Resource (HTTP/2's
 	// frames, or an exchange the handler made through a library that

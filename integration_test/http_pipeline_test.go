@@ -11,16 +11,22 @@ import (
 	"testing"
 )
 
-// TestHTTPPipeline fetches 60 files with --pipeline from nginx and from
-// lighttpd over two connections, eight requests on each at once, and
-// checks every file and that the requests were pipelined.
+// TestHTTPPipeline fetches 60 files with --pipeline from nginx (over http
+// and https) and from lighttpd over two connections, eight requests on
+// each at once, and checks every file and that the requests were
+// pipelined.
 func TestHTTPPipeline(t *testing.T) {
-	for _, srv := range []struct{ name, addrVar, rootVar string }{
-		{"nginx", "FETCH_IT_HTTP_ADDR", "FETCH_IT_HTTP_ROOT"},
-		{"lighttpd", "FETCH_IT_LIGHTTPD_ADDR", "FETCH_IT_LIGHTTPD_ROOT"},
+	for _, srv := range []struct{ name, addrVar, rootVar, scheme string }{
+		{"nginx", "FETCH_IT_HTTP_ADDR", "FETCH_IT_HTTP_ROOT", "http"},
+		{"nginx-tls", "FETCH_IT_HTTPS_ADDR", "FETCH_IT_HTTP_ROOT", "https"},
+		{"lighttpd", "FETCH_IT_LIGHTTPD_ADDR", "FETCH_IT_LIGHTTPD_ROOT", "http"},
 	} {
 		t.Run(srv.name, func(t *testing.T) {
 			addr, root := env(t, srv.addrVar), env(t, srv.rootVar)
+			var tlsArgs []string
+			if srv.scheme == "https" {
+				tlsArgs = []string{"--cacert", env(t, "FETCH_IT_HTTP_CACERT")}
+			}
 			src := filepath.Join(root, "pipeline")
 			if err := os.MkdirAll(src, 0o755); err != nil {
 				t.Fatal(err)
@@ -34,10 +40,10 @@ func TestHTTPPipeline(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("p%02d.txt", i)), body, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				urls = append(urls, fmt.Sprintf("http://%s/pipeline/p%02d.txt", addr, i))
+				urls = append(urls, fmt.Sprintf("%s://%s/pipeline/p%02d.txt", srv.scheme, addr, i))
 			}
 			dir := t.TempDir()
-			args := append([]string{"-v", "-s", "--parallel", "16", "--per-host", "2", "--pipeline", "8", "-O"}, urls...)
+			args := append(append([]string{"-v", "-s", "--parallel", "16", "--per-host", "2", "--pipeline", "8", "-O"}, tlsArgs...), urls...)
 			r := runFetch(t, dir, nil, args...)
 			wantCode(t, r, 0, "--pipeline 8 of 60 files")
 			for i := range n {

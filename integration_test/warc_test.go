@@ -247,6 +247,54 @@ func TestWARCHTTP(t *testing.T) {
 	}
 }
 
+// TestWARCHTTPS records an https fetch from nginx over HTTP/1.1: the
+// records hold the decrypted heads as they went over the connection
+// (nginx's "ETag" as it wrote it, its "Connection: keep-alive"), say
+// WARC-Protocol: http/1.1 and the TLS version, and warcio.js reads them; with --http2 the heads
+// are rendered and WARC-Protocol says h2.
+func TestWARCHTTPS(t *testing.T) {
+	addr := env(t, "FETCH_IT_HTTPS_ADDR")
+	ca := env(t, "FETCH_IT_HTTP_CACERT")
+	u := "https://" + addr + "/hello.txt"
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		proto string
+		wire  bool
+	}{
+		{"http1.1", nil, "http/1.1", true},
+		{"http2", []string{"--http2"}, "h2", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "https.warc")
+			args := append([]string{"-s", "--cacert", ca, "-o", filepath.Join(dir, "out"), "--warc-file", file}, tt.args...)
+			r := runFetch(t, dir, nil, append(args, u)...)
+			wantCode(t, r, 0, "fetch --warc-file "+u+" "+strings.Join(tt.args, " "))
+			recs := readWARC(t, file)
+			checkWARCShape(t, recs)
+			if len(recs) != 3 || recs[1].Type != "request" || recs[2].Type != "response" || recs[2].Status != 200 {
+				t.Fatalf("records %+v, want warcinfo, request, response 200", recs)
+			}
+			raw, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := string(raw)
+			if n := strings.Count(w, "WARC-Protocol: "+tt.proto+"\r\n"); n != 2 {
+				t.Errorf("%d records say WARC-Protocol: %s, want 2", n, tt.proto)
+			}
+			if n := strings.Count(w, "WARC-Protocol: tls/1."); n != 2 {
+				t.Errorf("%d records name the TLS version in a WARC-Protocol field, want 2", n)
+			}
+			asSent := strings.Contains(w, "\r\nETag: \"") && strings.Contains(w, "\r\nConnection: keep-alive\r\n")
+			if asSent != tt.wire {
+				t.Errorf("the response record holds nginx's head as sent: %v, want %v:\n%s", asSent, tt.wire, w)
+			}
+		})
+	}
+}
+
 // TestWARCFTP records an FTP file and a directory listing as resource
 // records.
 func TestWARCFTP(t *testing.T) {

@@ -64,7 +64,7 @@ func writePEM(t *testing.T, path string, blocks ...*pem.Block) {
 // A server requiring a client certificate: without one, exit 6 with a
 // message that says so (not "connection reset"); with --cert and --key,
 // or a --cert file holding an encrypted key and its password, the body.
-// --pinnedpubkey and the TLS versions hold too.
+// --pinnedpubkey and the TLS versions hold too. On both transports.
 func TestTLSOptions(t *testing.T) {
 	ca, caKey := newCert(t, "test CA", nil, nil, true)
 	client, clientKey := newCert(t, "client", ca, caKey, false)
@@ -115,10 +115,14 @@ func TestTLSOptions(t *testing.T) {
 		{args: []string{"--pinnedpubkey", "md5//abc"}, code: 2},
 		{args: []string{"--tlsv1.3", "--tls-max", "1.2"}, code: 2},
 	} {
-		args := append([]string{"-sS", "--cacert", cacert}, tt.args...)
-		out, errs, code := fetchCmd(t, "", append(args, srv.URL+"/")...)
-		if code != tt.code || out != tt.want || !strings.Contains(errs, tt.errText) {
-			t.Errorf("fetch %q: exit %d, out %q, err %q; want exit %d, %q, an error naming %q", tt.args, code, out, errs, tt.code, tt.want, tt.errText)
+		// Over the own HTTP/1.1 client, and over net/http's (--http2,
+		// which this server answers in HTTP/1.1).
+		for _, transport := range [][]string{nil, {"--http2"}} {
+			args := append(append([]string{"-sS", "--cacert", cacert}, transport...), tt.args...)
+			out, errs, code := fetchCmd(t, "", append(args, srv.URL+"/")...)
+			if code != tt.code || out != tt.want || !strings.Contains(errs, tt.errText) {
+				t.Errorf("fetch %q: exit %d, out %q, err %q; want exit %d, %q, an error naming %q", args[3:], code, out, errs, tt.code, tt.want, tt.errText)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -28,9 +29,17 @@ type rawServer struct {
 }
 
 func newRawServer(t *testing.T, replies map[string]string) *rawServer {
+	return newRawServerTLS(t, replies, nil)
+}
+
+// newRawServerTLS is newRawServer speaking TLS under cfg (plain when nil).
+func newRawServerTLS(t *testing.T, replies map[string]string, cfg *tls.Config) *rawServer {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg != nil {
+		ln = tls.NewListener(ln, cfg)
 	}
 	s := &rawServer{ln: ln, replies: replies}
 	s.wg.Add(1)
@@ -103,18 +112,33 @@ func (t *teeReader) Read(p []byte) (int, error) {
 // recorded whole. A chunked reply's head loses its Transfer-Encoding
 // field, its body recorded without the chunking.
 func TestWARCWireHeads(t *testing.T) {
+	t.Run("http", func(t *testing.T) { testWARCWireHeads(t, nil) })
+	// Over https (HTTP/1.1, no --http2) the records hold the decrypted
+	// exchange as it went over the connection, the same.
+	t.Run("https", func(t *testing.T) {
+		srv := httptest.NewUnstartedServer(nil)
+		srv.StartTLS() // for its certificate
+		srv.Close()
+		testWARCWireHeads(t, &tls.Config{Certificates: srv.TLS.Certificates})
+	})
+}
+
+func testWARCWireHeads(t *testing.T, cfg *tls.Config) {
 	redirect := "HTTP/1.1 302 Found\r\nX-Zulu: z\r\nLocation: /final\r\nX-Alpha: a\r\nContent-Length: 6\r\nConnection: keep-alive\r\n\r\nmoved\n"
 	final := "HTTP/1.1 200 OK\r\nServer: raw\r\nETag: \"v1\"\r\nContent-Type: text/plain\r\nX-Zulu: z\r\nConnection: keep-alive\r\nX-Alpha: a\r\nContent-Length: 6\r\n\r\n"
 	chunked := "HTTP/1.1 200 OK\r\nETag: \"c\"\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n"
-	srv := newRawServer(t, map[string]string{
+	srv := newRawServerTLS(t, map[string]string{
 		"/start":   redirect,
 		"/final":   final + "hello\n",
 		"/chunked": chunked + "3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n",
-	})
+	}, cfg)
 	base := "http://" + srv.ln.Addr().String()
+	if cfg != nil {
+		base = "https://" + srv.ln.Addr().String()
+	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "wire.warc")
-	stdout, stderr, code := fetchCmd(t, "", "--warc-file", file, base+"/start", base+"/chunked")
+	stdout, stderr, code := fetchCmd(t, "", "-k", "--warc-file", file, base+"/start", base+"/chunked")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -134,6 +158,14 @@ func TestWARCWireHeads(t *testing.T) {
 		if !strings.Contains(w, want) {
 			t.Errorf("the WARC file lacks %q:\n%s", want, w)
 		}
+	}
+	// Over TLS each of the 6 records (3 exchanges) names its version too.
+	want := 0
+	if cfg != nil {
+		want = 6
+	}
+	if n := strings.Count(w, "WARC-Protocol: tls/1.3\r\n"); n != want {
+		t.Errorf("%d records say WARC-Protocol: tls/1.3, want %d", n, want)
 	}
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
@@ -166,9 +198,11 @@ func TestWARCLongRedirectBody(t *testing.T) {
 	}
 }
 
-// An https exchange's heads, which net/http parses and keeps no bytes of,
-// are rendered from the Resource, and WARC-Protocol says which protocol
-// went over the connection: h2 with --http2, http/1.1 without.
+// An https exchange's WARC-Protocol says which protocol went over the
+// connection: h2 with --http2 (whose heads, frames that net/http parses,
+// are rendered from the Resource as HTTP/1.1), http/1.1 without (the own
+// client's heads as sent, see TestWARCWireHeads); and a second
+// WARC-Protocol names the TLS version.
 func TestWARCProtocolRendered(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "tls")
@@ -190,8 +224,10 @@ func TestWARCProtocolRendered(t *testing.T) {
 			t.Fatalf("%v: exit %d, stdout %q: %s", tt.args, code, stdout, stderr)
 		}
 		w := readWARCFile(t, file)
-		if n := strings.Count(w, "WARC-Protocol: "+tt.proto+"\r\n"); n != 2 {
-			t.Errorf("%v: %d records say WARC-Protocol: %s, want the request and the response", tt.args, n, tt.proto)
+		for _, proto := range []string{tt.proto, "tls/1.3"} {
+			if n := strings.Count(w, "WARC-Protocol: "+proto+"\r\n"); n != 2 {
+				t.Errorf("%v: %d records say WARC-Protocol: %s, want the request and the response", tt.args, n, proto)
+			}
 		}
 		if !strings.Contains(w, "GET /x HTTP/1.1\r\n") || !strings.Contains(w, "\r\n\r\ntls\r\n\r\n") {
 			t.Errorf("%v: the records lack the rendered request line or the body:\n%s", tt.args, w)

@@ -9,8 +9,9 @@ import (
 )
 
 // heads returns the request head and the response head that the records
-// of the exchange res answers hold, and the exchange's protocol for
-// WARC-Protocol ("" when unknown).
+// of the exchange res answers hold, and the exchange's protocols for
+// WARC-Protocol: the HTTP one, and the TLS version ("" when unknown or
+// none).
 //
 // They are the bytes that went over the connection when the handler kept
 // them (Resource.Capture, which Do asks for): the request as written, the
@@ -23,15 +24,15 @@ import (
 // from the Resource, as they are when the handler kept none (HTTP/2,
 // whose heads are frames: WARC-Protocol says "h2" and the heads are their
 // rendering as HTTP/1.1).
-func heads(req *fetch.Request, res *fetch.Resource) (request, response []byte, protocol string) {
+func heads(req *fetch.Request, res *fetch.Resource) (request, response []byte, protocol, tls string) {
 	c := res.Capture
 	if c != nil {
-		protocol = c.Protocol
+		protocol, tls = c.Protocol, c.TLS
 	}
 	if c != nil && !c.Rendered && len(c.Request) > 0 && len(c.Reply) > 0 && asSent(c.Reply, res.Header) {
-		return c.Request, withoutField(c.Reply, "Transfer-Encoding"), protocol
+		return c.Request, withoutField(c.Reply, "Transfer-Encoding"), protocol, tls
 	}
-	return requestHead(req, res), responseHead(res), protocol
+	return requestHead(req, res), responseHead(res), protocol, tls
 }
 
 // asSent reports whether the body of a reply whose head is head comes as
@@ -74,10 +75,15 @@ func withoutField(head []byte, name string) []byte {
 	return b.Bytes()
 }
 
-// protocolFields returns the WARC-Protocol field of protocol, none for "".
-func protocolFields(protocol string) []Field {
-	if protocol == "" {
-		return nil
+// protocolFields returns the WARC-Protocol fields of protocol and tls, the
+// HTTP protocol and the TLS version under it, none for "".
+func protocolFields(protocol, tls string) []Field {
+	var f []Field
+	if protocol != "" {
+		f = append(f, Field{"WARC-Protocol", protocol})
 	}
-	return []Field{{"WARC-Protocol", protocol}}
+	if tls != "" {
+		f = append(f, Field{"WARC-Protocol", tls})
+	}
+	return f
 }

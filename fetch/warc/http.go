@@ -33,6 +33,9 @@ type Exchange struct {
 	// Protocol is both records' WARC-Protocol ("http/1.1", "h2"); ""
 	// omits it.
 	Protocol string
+	// TLS is both records' second WARC-Protocol, the TLS version the
+	// exchange went over ("tls/1.3"); "" omits it.
+	TLS string
 }
 
 // WriteHTTP writes a request record and a response record (WARC 1.1 §6.3,
@@ -61,7 +64,7 @@ func (w *Writer) WriteHTTP(x *Exchange) (requestID, responseID string, err error
 	err = w.emitFirst(requestID, &Header{
 		Type: TypeRequest, TargetURI: x.TargetURI, Date: date, IPAddress: x.IPAddress,
 		ContentType: "application/http;msgtype=request", ConcurrentTo: []string{responseID},
-		Fields: protocolFields(x.Protocol),
+		Fields: protocolFields(x.Protocol, x.TLS),
 	}, req)
 	if err != nil {
 		return "", "", err
@@ -69,7 +72,7 @@ func (w *Writer) WriteHTTP(x *Exchange) (requestID, responseID string, err error
 	err = w.emit(responseID, &Header{
 		Type: TypeResponse, TargetURI: x.TargetURI, Date: date, IPAddress: x.IPAddress,
 		ContentType: "application/http;msgtype=response", ConcurrentTo: []string{requestID},
-		Truncated: x.Truncated, Fields: protocolFields(x.Protocol),
+		Truncated: x.Truncated, Fields: protocolFields(x.Protocol, x.TLS),
 	}, resp)
 	if err != nil {
 		return "", "", err

@@ -140,7 +140,7 @@ func (w *Writer) writeHops(req *fetch.Request, res *fetch.Resource) error {
 			continue
 		}
 		x := &Exchange{TargetURI: hop.URL.Redacted(), IPAddress: w.peers.lookup(hop.URL)}
-		x.Request, x.Response, x.Protocol = heads(req, hop)
+		x.Request, x.Response, x.Protocol, x.TLS = heads(req, hop)
 		switch cl := hop.Header.Get("Content-Length"); {
 		case hop.Body != nil && hop.Body != fetch.NoBody:
 			x.Body = hop.Body // kept by the Client: small, and whole

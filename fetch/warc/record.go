@@ -47,7 +47,7 @@ func (w *Writer) Tee(req *fetch.Request, res *fetch.Resource) io.ReadCloser {
 	t.sp, _ = newSpool(w.opts)
 	if isHTTP(res.URL) {
 		var respHead []byte
-		t.reqHead, respHead, t.protocol = heads(req, res)
+		t.reqHead, respHead, t.protocol, t.tls = heads(req, res)
 		t.sp.Write(respHead)
 	}
 	t.sp.payloadStart()
@@ -62,6 +62,7 @@ type tee struct {
 	sp       *spool
 	reqHead  []byte // the HTTP request head; nil for other schemes
 	protocol string // WARC-Protocol; "" for none
+	tls      string // a second WARC-Protocol, the TLS version; "" for none
 	date     time.Time
 	size     int64
 	head     bool // an HTTP HEAD: no body to expect
@@ -135,7 +136,7 @@ func (t *tee) write(truncated string) error {
 	err = w.emitFirst(reqID, &Header{
 		Type: TypeRequest, TargetURI: target, Date: t.date, IPAddress: ip,
 		ContentType: "application/http;msgtype=request", ConcurrentTo: []string{respID},
-		Fields: protocolFields(t.protocol),
+		Fields: protocolFields(t.protocol, t.tls),
 	}, req)
 	if err != nil {
 		return err
@@ -143,7 +144,7 @@ func (t *tee) write(truncated string) error {
 	return w.emit(respID, &Header{
 		Type: TypeResponse, TargetURI: target, Date: t.date, IPAddress: ip,
 		ContentType: "application/http;msgtype=response", ConcurrentTo: []string{reqID},
-		Truncated: truncated, Fields: protocolFields(t.protocol),
+		Truncated: truncated, Fields: protocolFields(t.protocol, t.tls),
 	}, t.sp)
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -137,6 +138,39 @@ func TestWriteHTTP(t *testing.T) {
 	for i, r := range recs {
 		if err := checkDigests(r); err != nil {
 			t.Errorf("record %d: %v", i, err)
+		}
+	}
+}
+
+// An exchange over TLS has two WARC-Protocol fields on each record: the
+// HTTP protocol, then the TLS version; one over none has the first alone.
+func TestWriteHTTPProtocols(t *testing.T) {
+	for _, tt := range []struct {
+		protocol, tls string
+		want          []string
+	}{
+		{"http/1.1", "tls/1.3", []string{"http/1.1", "tls/1.3"}},
+		{"h2", "tls/1.2", []string{"h2", "tls/1.2"}},
+		{"http/1.1", "", []string{"http/1.1"}},
+		{"", "", nil},
+	} {
+		var out bytes.Buffer
+		w := NewWriter(&out, Options{})
+		_, _, err := w.WriteHTTP(&Exchange{
+			TargetURI: "https://example.test/",
+			Request:   RequestHead("GET", "/", "HTTP/1.1", http.Header{"Host": {"example.test"}}),
+			Response:  ResponseHead("HTTP/1.1 204 No Content", http.Header{}),
+			Protocol:  tt.protocol,
+			TLS:       tt.tls,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := readAll(t, out.Bytes())
+		for _, r := range recs[1:] {
+			if got := r.fields["warc-protocol"]; !slices.Equal(got, tt.want) {
+				t.Errorf("%q, %q: %s record has WARC-Protocol %q, want %q", tt.protocol, tt.tls, r.get("WARC-Type"), got, tt.want)
+			}
 		}
 	}
 }

@@ -2,9 +2,11 @@ package http
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"os"
@@ -17,12 +19,13 @@ import (
 	"github.com/rfc1738/fetch/fetch/wire"
 )
 
-// h1 is the transport of plain HTTP/1.1 requests that go direct, to no
-// proxy. It makes the whole exchange on the caller's goroutine: it takes
-// an idle connection or dials one, writes the request in one write, reads
+// h1 is the transport of HTTP/1.1 requests that go direct, to no proxy:
+// http, and https over TLS (see h1TLS). It makes the whole exchange on the
+// caller's goroutine: it takes an idle connection or dials one (and makes
+// its TLS handshake), writes the request in one write, reads
 // the reply, and hands the connection back to its pool when the body has
-// been read to its end. net/http's Transport, which serves HTTPS (HTTP/2)
-// and proxies, spends four goroutine hand-offs on each request instead.
+// been read to its end. net/http's Transport, which serves HTTP/2 and
+// proxies, spends four goroutine hand-offs on each request instead.
 //
 // It behaves as that Transport does for the requests the Handler makes:
 // the header fields are written in its order (the Handler's
@@ -53,9 +56,20 @@ type h1Request struct {
 	tr     *fetch.Trace
 	conns  int // the connections it may keep to the host (req.MaxConnsPerHost); 0: no cap
 
+	// For https: how its connections are made, the server's name (the
+	// URL's host), whether its dials pass the gate at once
+	// (Handler.ParallelImmediate), and the pass through the gate of its
+	// last dial, if any (see h1TLS.dial). tls is nil for http.
+	tls       *h1TLS
+	server    string
+	immediate bool
+	pass      *gatePass
+
 	// sent and got are the request as written and the reply's head as
-	// read, kept when req.Capture asks for them.
+	// read, and version the TLS version of the connection (0 for none),
+	// kept when req.Capture asks for them.
 	sent, got []byte
+	version   uint16
 }
 
 // keepReply is where readResponse keeps the reply's head: nil when the
@@ -72,7 +86,7 @@ func (r *h1Request) capture() *fetch.Capture {
 	if !r.req.Capture || r.got == nil {
 		return nil
 	}
-	return &fetch.Capture{Protocol: "http/1.1", Request: r.sent, Reply: r.got}
+	return &fetch.Capture{Protocol: "http/1.1", TLS: tlsProtocol(r.version), Request: r.sent, Reply: r.got}
 }
 
 // roundTrip sends r to addr (host:port) and returns the reply, its body
@@ -80,8 +94,12 @@ func (r *h1Request) capture() *fetch.Capture {
 // the server has a deadline on the connection, the idle timeout: a wait
 // that lasts longer is an error of Kind Timeout naming it.
 func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Response, error) {
+	key := addr
+	if r.tls != nil {
+		key = "https://" + addr + r.tls.tag // never an http connection's, nor another configuration's
+	}
 	for attempt := 0; ; attempt++ {
-		pc, reused, err := t.conn(ctx, r, addr)
+		pc, reused, err := t.conn(ctx, r, key, addr)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +118,7 @@ func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Re
 			// The server closed the connection while it was idle, as
 			// servers do after their keep-alive timeout: so it did with
 			// the others that idled as long. Try again on a fresh one.
-			t.pool.retire(addr)
+			t.pool.retire(key)
 		}
 	}
 }
@@ -117,9 +135,10 @@ type staleError struct {
 func (e *staleError) Error() string { return e.err.Error() }
 func (e *staleError) Unwrap() error { return e.err }
 
-// conn returns a connection to addr: an idle one, or one dialed now.
-func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool, error) {
-	pc, reused, err := t.pool.get(ctx, addr, r.conns, r.method == "GET" || r.method == "HEAD", r.tr)
+// conn returns a connection of the pool's key to addr: an idle one, or one
+// dialed now.
+func (t *h1) conn(ctx context.Context, r *h1Request, key, addr string) (*h1Conn, bool, error) {
+	pc, reused, err := t.pool.get(ctx, key, r.conns, r.method == "GET" || r.method == "HEAD", r.tr)
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}
@@ -134,12 +153,17 @@ func (t *h1) conn(ctx context.Context, r *h1Request, addr string) (*h1Conn, bool
 			},
 		})
 	}
-	c, err := r.req.DialContext(dctx, "tcp", addr)
+	var c net.Conn
+	if r.tls != nil {
+		c, err = r.tls.dial(dctx, r, addr)
+	} else {
+		c, err = r.req.DialContext(dctx, "tcp", addr)
+	}
 	if err != nil {
-		t.pool.free(addr)
+		t.pool.free(key)
 		return nil, false, err
 	}
-	return t.pool.newConn(addr, c), false, nil
+	return t.pool.newConn(key, c), false, nil
 }
 
 // exchange writes the request on pc and reads the reply's header. On
@@ -196,6 +220,9 @@ func (t *h1) exchange(ctx context.Context, pc *h1Conn, r *h1Request, reused bool
 	}
 	if r.req.Capture {
 		r.sent = append(r.sent[:0], pc.wbuf...)
+		if tc, ok := pc.conn.(*tls.Conn); ok {
+			r.version = tc.ConnectionState().Version
+		}
 	}
 	_, err := pc.conn.Write(pc.wbuf)
 	pc.wmu.Unlock()

@@ -3,6 +3,7 @@ package http
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,7 @@ type pipeServer struct {
 	close func(n int) int
 	body  func(path string) string // nil: the path
 	nagle bool                     // write with Nagle's algorithm on, as nginx does
+	tls   *tls.Config              // non-nil: speak TLS (https) with it
 
 	accepted atomic.Int32
 	mu       sync.Mutex
@@ -42,6 +44,9 @@ func (s *pipeServer) start(t *testing.T) string {
 		s.accepted.Add(1)
 		if tc, ok := c.(*net.TCPConn); ok && s.nagle {
 			tc.SetNoDelay(false)
+		}
+		if s.tls != nil {
+			c = tls.Server(c, s.tls)
 		}
 		paths := make(chan string, 64)
 		var outstanding atomic.Int32
@@ -86,6 +91,9 @@ func (s *pipeServer) start(t *testing.T) string {
 			}
 		}
 	})
+	if s.tls != nil {
+		return "https://" + addr
+	}
 	return "http://" + addr
 }
 
@@ -137,8 +145,12 @@ func TestH1Pipeline(t *testing.T) {
 			if got := h.Pipelining(parse(t, base+"/")); got != max(tt.pipeline, 1) {
 				t.Errorf("Pipelining(http) = %d, want %d", got, max(tt.pipeline, 1))
 			}
-			if got := h.Pipelining(parse(t, "https://example.org/")); got != 1 {
-				t.Errorf("Pipelining(https) = %d, want 1: net/http does not pipeline", got)
+			if got := h.Pipelining(parse(t, "https://example.org/")); got != max(tt.pipeline, 1) {
+				t.Errorf("Pipelining(https) = %d, want %d: the h1 client pipelines over TLS too", got, max(tt.pipeline, 1))
+			}
+			h2 := &Handler{Pipeline: tt.pipeline, HTTP2: true}
+			if got := h2.Pipelining(parse(t, "https://example.org/")); got != 1 {
+				t.Errorf("HTTP2: Pipelining(https) = %d, want 1: net/http does not pipeline", got)
 			}
 			// The first exchange proves the connection kept alive; only
 			// then does it take pipelined requests.

@@ -11,8 +11,11 @@ import (
 	"github.com/rfc1738/fetch/fetch/wire"
 )
 
-// h1Pool keeps the connections of plain HTTP/1.1 requests, by host:port: at
-// most the request's cap per address (fetch.Request.MaxConnsPerHost, the
+// h1Pool keeps the connections of HTTP/1.1 requests by key, host:port for
+// http and https://host:port for https, tagged by the TLS configuration
+// (a plain and a TLS connection to one address, or two TLS connections
+// made under different configurations, are never mixed): at most the
+// request's cap per key (fetch.Request.MaxConnsPerHost, the
 // Client's per-host cap), idle or in use, the idle ones for reuse until
 // they have idled idleTime. A request over the cap is pipelined, when
 // depth allows and it may be (see h1Conn), on the connection in use that

@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 // socket by w's ReadFrom (wire.Splicer: an *os.File splices it on Linux,
 // without a copy through this process), under the idle timeout. handled
 // is false when it cannot (w not an io.ReaderFrom, no Content-Length, a
-// connection that is not TCP, the body already read from or closed); Read
+// connection that is not TCP or carries TLS, the body already read from or
+// closed); Read
 // then serves. Once the body is whole the
 // connection goes back to the pool, as after a Read to the end. Errors
 // are wire.Splicer's: the output's own, or an *fetch.Error for the
@@ -24,6 +26,9 @@ func (b *h1Body) spliceTo(ctx context.Context, w io.Writer, idle time.Duration) 
 	b.mu.Unlock()
 	if !ok {
 		return 0, false, nil
+	}
+	if _, secure := b.pc.conn.(*tls.Conn); secure {
+		return 0, false, nil // the socket carries TLS records, not the body
 	}
 	tc, ok := wire.TCPConn(b.pc.conn)
 	if !ok {

@@ -7,19 +7,26 @@
 // followed: the Resource has its Redirect set, and the fetch.Client follows
 // it.
 //
-// Two transports carry the requests. An http URL fetched direct (through no
-// proxy) goes over the package's own HTTP/1.1 client (RFC 9112), which makes
-// the whole exchange on the caller's goroutine and is the only one that
-// pipelines (Handler.Pipeline). Everything else goes through net/http's
-// Transport: https URLs, over HTTP/1.1 or HTTP/2 (RFC 9113), whichever the
-// server offers; requests through a proxy; hosts the own client cannot
-// write as they are (an IDN, an IPv6 zone); and every http URL when
-// Handler.NetHTTP is set. The two frame replies alike: the package's tests
-// run on both.
+// Two transports carry the requests. An http or https URL fetched direct
+// (through no proxy) over HTTP/1.1 goes over the package's own HTTP/1.1
+// client (RFC 9112), which makes the whole exchange on the caller's
+// goroutine, is the only one that pipelines (Handler.Pipeline), and keeps
+// the heads as they went over the connection (fetch.Capture), for https
+// the decrypted exchange. Its https connections are made under the TLS
+// configuration net/http's would have (the request's, with the Handler's
+// session cache, offering only "http/1.1" by ALPN) and wait at the same
+// gate for a server's first handshake (see Handler.ParallelImmediate).
+// Everything else goes through net/http's Transport: https URLs when
+// Handler.HTTP2 offers HTTP/2 (RFC 9113); requests through a proxy, https
+// ones included; hosts the own client cannot write as they are (an IDN, an
+// IPv6 zone); and every URL when Handler.NetHTTP is set. net/http keeps no
+// bytes of the heads: its Captures are Rendered. The two frame replies
+// alike: the package's tests run on both.
 package http
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net/http"
@@ -54,9 +61,10 @@ type Handler struct {
 	// their replies are read in turn, instead of each waiting for a
 	// connection of its own. Zero or one means none.
 	//
-	// Only GET and HEAD requests are pipelined, only when they go direct
-	// (not through a proxy; HTTPS goes through net/http, which does not
-	// pipeline), only on a connection that has already been kept alive
+	// Only GET and HEAD requests are pipelined, only when they go over
+	// the own client (direct, not through a proxy; not with NetHTTP, nor
+	// over HTTP/2: net/http does not pipeline), http and https alike,
+	// only on a connection that has already been kept alive
 	// after a reply, and never behind a reply whose body is longer than
 	// 1 MiB by its Content-Length. A request whose connection closes
 	// before its reply begins is made again on another. A server that
@@ -72,15 +80,18 @@ type Handler struct {
 	// made again on a fresh connection, and the host is pipelined to no
 	// more. A reply delivered before such a sign cannot be taken back.
 	Pipeline int
-	// NetHTTP sends http requests through net/http's Transport too, as
-	// https requests always go, instead of the package's own HTTP/1.1
-	// client. Default (false): the own client, for direct http requests;
-	// it allocates less per request and is the only one that pipelines,
-	// so with NetHTTP set Pipeline has no effect.
+	// NetHTTP sends every request through net/http's Transport, as
+	// proxied requests always go, instead of the package's own HTTP/1.1
+	// client. Default (false): the own client, for direct http requests
+	// and direct https requests over HTTP/1.1; it allocates less per
+	// request, is the only one that pipelines, and the only one that keeps
+	// the heads as sent, so with NetHTTP set Pipeline has no effect and
+	// Captures are Rendered.
 	NetHTTP bool
 	// HTTP2 offers HTTP/2 to https servers in the TLS handshake, and
-	// speaks it to those that take it (curl's --http2). Default (false):
-	// HTTP/1.1, offering only "http/1.1". A body costs less over HTTP/1.1:
+	// speaks it to those that take it (curl's --http2), through net/http's
+	// Transport. Default (false): HTTP/1.1, offering only "http/1.1", over
+	// the own client when direct. A body costs less over HTTP/1.1:
 	// no frames, no flow-control window to refund as it is read, no copy
 	// through HTTP/2's stream buffer. Against nginx on loopback a 64 MiB
 	// body took 0.80–0.84 of curl's wall time and 0.83–0.96 of its CPU
@@ -117,8 +128,10 @@ type Handler struct {
 
 	mu         sync.Mutex
 	transports map[transportKey]*http.Transport
-	sessions   wire.TLSSessions // the transports' TLS session caches
-	gate       tlsGate          // see tlsgate.go
+	h1tls      map[*tls.Config]*h1TLS // the h1 transport's, by request TLS configuration
+	h1tlsMade  int                    // the h1TLS made, for their tags
+	sessions   wire.TLSSessions       // both transports' TLS session caches
+	gate       tlsGate                // see tlsgate.go
 	digests    digestCache
 	plain      *h1
 }
@@ -200,7 +213,7 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	if err != nil {
 		return nil, err
 	}
-	if rt.direct && !h.NetHTTP {
+	if rt.direct && !h.NetHTTP && (u.Scheme == "http" || !h.HTTP2) {
 		return h.direct(ctx, req, u, creds, method, offset, hs)
 	}
 	proxy := rt.proxy
@@ -263,12 +276,15 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 			proto = "h2"
 		}
 		res.Capture = &fetch.Capture{Protocol: proto, Rendered: true}
+		if resp.TLS != nil {
+			res.Capture.TLS = tlsProtocol(resp.TLS.Version)
+		}
 	}
 	return res, err
 }
 
-// direct makes the exchange over the h1 transport: plain HTTP/1.1, to no
-// proxy.
+// direct makes the exchange over the h1 transport: HTTP/1.1, to no proxy,
+// over TLS for https.
 func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, method string, offset int64, hs []header) (*fetch.Resource, error) {
 	r := &h1Request{
 		req:    req,
@@ -284,8 +300,17 @@ func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, cr
 	if u.Port == 0 {
 		addr = u.HostPort()
 	}
+	var asked *certAsked
+	if u.Scheme == "https" {
+		r.tls, r.server, r.immediate = h.h1TLSFor(req), u.Host, h.ParallelImmediate
+		ctx, asked = withCertAsked(ctx)
+	}
 	resp, err := h.h1Transport().roundTrip(ctx, r, addr)
+	r.pass.release()
 	if err != nil {
+		if ce := clientCertError(asked, err); ce != nil && ctx.Err() == nil {
+			return nil, ce
+		}
 		return nil, roundTripError(ctx, err)
 	}
 	res, err := h.reply(ctx, req, u, creds, offset, resp, hopWaits{})

@@ -9,9 +9,10 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-// route is how one hop goes: over the h1 transport (direct), or over
-// net/http's, speaking to the HTTP proxy proxy (nil for none); dial is the
-// request whose DialContext makes the hop's connections.
+// route is how one hop goes: direct (an http URL, or an https URL to no
+// proxy of any kind), which the h1 transport may take (see Handler.once),
+// or over net/http's, speaking to the HTTP proxy proxy (nil for none);
+// dial is the request whose DialContext makes the hop's connections.
 type route struct {
 	direct bool
 	proxy  *neturl.URL
@@ -35,7 +36,7 @@ func (h *Handler) route(req *fetch.Request, u *url.URL) (route, error) {
 		if p != nil && (p.Scheme == "http" || p.Scheme == "https") && u.Scheme == "http" {
 			return route{proxy: p, chosen: true, dial: req.Direct()}, nil
 		}
-		return route{direct: u.Scheme == "http" && plainHost(u.Host), chosen: true, dial: req}, nil
+		return route{direct: (u.Scheme == "http" || u.Scheme == "https" && p == nil) && plainHost(u.Host), chosen: true, dial: req}, nil
 	}
 	if u.Scheme == "http" && h.Proxy == nil && plainHost(u.Host) && !envHTTPProxy() {
 		return route{direct: true, dial: req}, nil
@@ -45,7 +46,7 @@ func (h *Handler) route(req *fetch.Request, u *url.URL) (route, error) {
 		// net/http's transport asks again and reports it.
 		return route{dial: req}, nil
 	}
-	return route{direct: u.Scheme == "http" && p == nil && plainHost(u.Host), proxy: p, dial: req}, nil
+	return route{direct: (u.Scheme == "http" || u.Scheme == "https") && p == nil && plainHost(u.Host), proxy: p, dial: req}, nil
 }
 
 // proxyKey is the context key of a hop's proxy when the Client chose it.

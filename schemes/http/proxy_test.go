@@ -16,7 +16,8 @@ import (
 
 // The Client's proxy carries http and https: an http URL goes to an HTTP
 // proxy as an absolute-form request, an https URL through a CONNECT
-// tunnel, and both through a SOCKS5 tunnel, over either transport.
+// tunnel, and both through a SOCKS5 tunnel, over either transport. A
+// proxied https request goes over net/http (its heads rendered).
 func TestClientProxy(t *testing.T) {
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "plain "+r.Host)
@@ -45,9 +46,15 @@ func TestClientProxy(t *testing.T) {
 			c.Register("https", h)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			res, err := c.Fetch(ctx, tt.url)
+			res, err := c.Do(ctx, &fetch.Request{URL: parse(t, tt.url), Capture: true})
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Through a proxy https goes over net/http, which renders the
+			// heads; http through a SOCKS tunnel stays on the own client.
+			wantRendered := tt.kind == "http" || res.URL.Scheme == "https"
+			if res.Capture == nil || res.Capture.Rendered != wantRendered {
+				t.Errorf("Capture %+v, want Rendered %v", res.Capture, wantRendered)
 			}
 			b, err := io.ReadAll(res.Body)
 			res.Body.Close()

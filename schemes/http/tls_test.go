@@ -165,11 +165,15 @@ func TestHTTP2(t *testing.T) {
 
 // TestTLSResumption checks that a new connection resumes the TLS session
 // of an earlier one (an abbreviated handshake: no certificate to verify),
-// under TLS 1.2 and 1.3, over HTTP/1.1 and HTTP/2.
+// under TLS 1.2 and 1.3, over HTTP/1.1 (the own client's and net/http's)
+// and HTTP/2.
 func TestTLSResumption(t *testing.T) {
 	for _, version := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
-		for _, h2 := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/http2=%v", tls.VersionName(version), h2), func(t *testing.T) {
+		for _, tt := range []struct {
+			name        string
+			h2, netHTTP bool
+		}{{"h1", false, false}, {"net-http", false, true}, {"http2", true, false}} {
+			t.Run(fmt.Sprintf("%s/%s", tls.VersionName(version), tt.name), func(t *testing.T) {
 				resumed := make(chan bool, 4)
 				srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					resumed <- r.TLS.DidResume
@@ -183,7 +187,7 @@ func TestTLSResumption(t *testing.T) {
 				pool.AddCert(srv.Certificate())
 				trust := &tls.Config{RootCAs: pool}
 				h := newHandler(t)
-				h.HTTP2 = h2
+				h.HTTP2, h.NetHTTP = tt.h2, tt.netHTTP
 				for i, want := range []bool{false, true, true} {
 					var tr strings.Builder
 					if _, _, err := get(t, h, &fetch.Request{URL: parse(t, srv.URL+"/"), TLS: trust, Trace: fetch.NewTrace(&tr)}); err != nil {

@@ -19,9 +19,14 @@ import (
 // until all n have come, so that n connections are made at once: the
 // first makes a full TLS handshake and the others, held back until its
 // session is in, resume it. A server that gives no sessions holds no one
-// back for long: every request is answered.
+// back for long: every request is answered. On both transports: the gate
+// is one.
 func TestTLSGate(t *testing.T) {
 	const n = 8 // connections per host (the Client's PerHost)
+	onBoth(t, func(t *testing.T, tc transportCase) { testTLSGate(t, tc, n) })
+}
+
+func testTLSGate(t *testing.T, tc transportCase, n int) {
 	for _, version := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		for _, tickets := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/tickets=%v", tls.VersionName(version), tickets), func(t *testing.T) {
@@ -50,7 +55,7 @@ func TestTLSGate(t *testing.T) {
 				pool := x509.NewCertPool()
 				pool.AddCert(srv.Certificate())
 				trust := &tls.Config{RootCAs: pool}
-				h := capped(newHandler(t), n)
+				h := capped(tc.handler(t), n)
 				var wg sync.WaitGroup
 				for range n {
 					wg.Go(func() {
@@ -92,6 +97,10 @@ func TestTLSGate(t *testing.T) {
 // most), and all n say it within a second. (Without it the gate lets one
 // through first: TestTLSGate.)
 func TestTLSParallelImmediate(t *testing.T) {
+	onBoth(t, testTLSParallelImmediate)
+}
+
+func testTLSParallelImmediate(t *testing.T, tc transportCase) {
 	const n = 4
 	var mu sync.Mutex
 	hellos := 0
@@ -114,8 +123,7 @@ func TestTLSParallelImmediate(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
 	trust := &tls.Config{RootCAs: pool}
-	h := newHandler(t)
-	h.ParallelImmediate = true
+	h := tc.set(t, &Handler{ParallelImmediate: true})
 	c := capped(h, n)
 	var wg sync.WaitGroup
 	for range n {

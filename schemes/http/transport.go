@@ -73,20 +73,18 @@ func (h *Handler) transport(req *fetch.Request) *http.Transport {
 	// The transport's connections resume one another's TLS sessions (the
 	// transport sets each connection's ServerName), and a server's first
 	// connection goes alone (tlsgate.go).
-	t.TLSClientConfig = h.sessions.Config(tc, "")
-	t.TLSClientConfig.ClientSessionCache = gatedCache{t.TLSClientConfig.ClientSessionCache, &h.gate}
+	t.TLSClientConfig = h.tlsConfig(tc)
 	if !h.HTTP2 {
 		t.ForceAttemptHTTP2 = false
 		t.Protocols = new(http.Protocols)
 		t.Protocols.SetHTTP1(true)
 	}
-	watchClientCert(t.TLSClientConfig)
 	h.transports[key] = t
 	return t
 }
 
-// h1Transport returns the transport of plain HTTP/1.1 requests that go to
-// no proxy.
+// h1Transport returns the transport of HTTP/1.1 requests, http and https,
+// that go to no proxy.
 func (h *Handler) h1Transport() *h1 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -103,12 +101,12 @@ func (h *Handler) h1Transport() *h1 {
 const idleConnTimeout = 90 * time.Second
 
 // Pipelining returns the requests one connection to u's host carries at
-// once: Pipeline (at least 1) for http URLs, 1 for https, and for http
-// with NetHTTP set, which net/http carries. It makes Handler a
+// once: Pipeline (at least 1) for http URLs and https URLs over HTTP/1.1;
+// 1 with HTTP2 for https, and with NetHTTP set, which net/http carries. It makes Handler a
 // fetch.Pipeliner, so that the Client and a Batch let that many transfers
 // per connection run.
 func (h *Handler) Pipelining(u *url.URL) int {
-	if u == nil || u.Scheme != "http" || h.NetHTTP {
+	if u == nil || h.NetHTTP || !(u.Scheme == "http" || u.Scheme == "https" && !h.HTTP2) {
 		return 1
 	}
 	return max(h.Pipeline, 1)
@@ -311,11 +309,7 @@ func clientTrace(w *watchdog, req *fetch.Request, tr *fetch.Trace, line func(pro
 		}
 		ct.TLSHandshakeDone = func(cs tls.ConnectionState, err error) {
 			if err == nil {
-				resumed := ""
-				if cs.DidResume {
-					resumed = ", session resumed"
-				}
-				tr.Notef("%s, %s, ALPN %q%s", tls.VersionName(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.NegotiatedProtocol, resumed)
+				traceHandshake(tr, cs)
 			}
 		}
 		ct.WroteHeaderField = func(key string, values []string) {
