@@ -19,7 +19,17 @@ if [ ! -x "$FETCH_BIN" ]; then
 fi
 echo "bench/all.sh: $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$root" rev-parse --short HEAD), fetch $FETCH_BIN"
 rc=0
+# cool: wait (at most 3 minutes) for the one-minute load to fall to 1.0:
+# the script before raises it, and the next would refuse its figure.
+cool() {
+	local i
+	for ((i = 0; i < 36; i++)); do
+		awk '{exit !($1 <= 1.0)}' /proc/loadavg && return
+		sleep 5
+	done
+}
 for s in "${scripts[@]}"; do
+	cool
 	echo
 	echo "=== bench/$s.sh (load $(cut -d' ' -f1 /proc/loadavg) as it starts, $(date -u +%H:%M:%S))"
 	bash "$here/$s.sh" || { echo "bench/$s.sh: exit $?"; rc=1; }

@@ -7,7 +7,7 @@
 # peak RSS of each; and, on a quiet machine only (bench/lib.sh's
 # figure_start), the wall time and its ratio fetch/wget2.
 #
-#   bash bench/crawl.sh [PAGES]      (FETCH_BIN=path skips the build)
+#   bash bench/crawl.sh [PAGES] [ROUNDS]   (default 5000 pages, 3 alternating rounds, medians; FETCH_BIN=path skips the build)
 #
 # Targets (issue 25): requests = unique URLs (+ robots.txt); fetch's wall
 # <= 0.5 x wget2's.
@@ -15,6 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 pages=${1:-5000}
+rounds=${2:-3}
 export IT_DIR=${IT_DIR:-$(mktemp -d /tmp/fetch-bench.XXXXXX)}
 mkdir -p "$IT_DIR/bin"
 source "$root/integration_test/lib.sh"
@@ -60,28 +61,42 @@ unique=$((pages + 3)) # the pages, index.html, /site/ and logo.png
 log=$IT_DIR/http/logs/access.log
 base=http://$FETCH_IT_HTTP_ADDR/site/
 
+# The mirrors are written to tmpfs (CRAWL_OUT=dir to write them elsewhere):
+# on ext4, creating 5,000 files just after the last run deleted 5,000
+# costs either tool seconds that vary from run to run (1.3 to 3.6 s for
+# the same fetch command), which swamps the crawling.
+out=$(mktemp -d "${CRAWL_OUT:-/dev/shm}/fetch-crawl.XXXXXX")
+trap 'bash "$root/integration_test/servers/http.sh" stop; rm -rf "$out"' EXIT
+
 # run NAME CMD...: mirror the site with CMD into a fresh folder; print
 # "NAME requests RSS_KIB WALL".
 run() {
 	local name=$1 before after wall rss
 	shift
-	rm -rf "$IT_DIR/out"
-	mkdir -p "$IT_DIR/out"
+	rm -rf "$out"
+	mkdir -p "$out"
 	before=$(wc -l <"$log")
-	read -r wall rss _ < <(cd "$IT_DIR/out" && measure "$@")
+	read -r wall rss _ < <(cd "$out" && measure "$@")
 	after=$(wc -l <"$log")
 	echo "$name $((after - before)) $rss $wall"
 }
 
 BENCH_ALLOW_LOAD=1 figure_start 2>/dev/null
-read -r _ fr fm fw < <(run fetch "$fetch" -r -l 100 --parallel 4 --no-robots -s "$base")
-read -r _ wr wm ww < <(run wget "$wget" -r -l 100 --no-parent -e robots=off --max-threads=4 -q -P . "$base" 2>/dev/null ||
-	run wget "$wget" -r -l 100 --no-parent -e robots=off -q -P . "$base")
+# The same politeness: four connections to the host each (fetch's
+# --per-host is 2 by default; wget2 opens one a thread).
+fws=() wws=()
+for ((r = 1; r <= rounds; r++)); do
+	read -r _ fr fm fw < <(run fetch "$fetch" -r -l 100 --parallel 4 --per-host 4 --no-robots -s "$base")
+	read -r _ wr wm ww < <(run wget "$wget" -r -l 100 --no-parent -e robots=off --max-threads=4 -q -P . "$base" 2>/dev/null ||
+		run wget "$wget" -r -l 100 --no-parent -e robots=off -q -P . "$base")
+	fws+=("$fw") wws+=("$ww")
+done
+fw=$(median "${fws[@]}") ww=$(median "${wws[@]}")
 echo "site: $unique unique URLs ($pages pages); load before: $load_before${load_mark}"
 echo "fetch -r: $fr requests, peak RSS $((fm / 1024)) MiB"
 echo "$(basename "$wget") -r: $wr requests, peak RSS $((wm / 1024)) MiB"
 if [ -z "$load_mark" ]; then
-	python3 -c "import sys; f, w = float(sys.argv[1]), float(sys.argv[2]); print(f'wall: fetch {f:.3f}s, $(basename "$wget") {w:.3f}s, ratio {f / w:.3f}')" "$fw" "$ww"
+	python3 -c "import sys; f, w = float(sys.argv[1]), float(sys.argv[2]); print(f'wall: fetch {f:.3f}s, $(basename "$wget") {w:.3f}s, ratio {f / w:.3f} (medians of $rounds alternating rounds)')" "$fw" "$ww"
 else
 	echo "wall: not reported (the machine was not quiet)"
 fi
