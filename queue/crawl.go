@@ -111,18 +111,6 @@ func (q *Queue) crawlSettings(ctx context.Context) (c Crawl, ok bool, err error)
 	return c, true, nil
 }
 
-// kvReplicas is want, or more when the bucket has more already.
-func (q *Queue) kvReplicas(ctx context.Context, bucket string, want int) int {
-	if kv, err := q.js.KeyValue(ctx, bucket); err == nil {
-		if st, err := kv.Status(ctx); err == nil {
-			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
-				return max(want, bs.StreamInfo().Config.Replicas)
-			}
-		}
-	}
-	return want
-}
-
 // crawler is the crawl engine of c for a worker: its Client, slots and
 // per-host cap, with fr as its frontier.
 func (c Crawl) crawler(r *run, fr *Frontier, par, perHost int) *crawl.Crawler {

@@ -315,13 +315,7 @@ func (q *Queue) setup(ctx context.Context) error {
 		// is down.
 		kvCfg.Replicas = 1
 	}
-	if kv, err := js.KeyValue(ctx, HostBucket); err == nil {
-		if st, err := kv.Status(ctx); err == nil {
-			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
-				kvCfg.Replicas = max(kvCfg.Replicas, bs.StreamInfo().Config.Replicas)
-			}
-		}
-	}
+	kvCfg.Replicas = q.kvReplicas(ctx, HostBucket, kvCfg.Replicas)
 	q.hosts, err = js.CreateOrUpdateKeyValue(ctx, kvCfg)
 	if err != nil {
 		return fmt.Errorf("queue: bucket %s: %w", HostBucket, err)
@@ -359,20 +353,25 @@ func (q *Queue) setup(ctx context.Context) error {
 		Description: "each fetch worker's counts, published every few seconds",
 		History:     1,
 		Storage:     jetstream.FileStorage,
-		Replicas:    repl,
-	}
-	if kv, err := js.KeyValue(ctx, StatsBucket); err == nil {
-		if st, err := kv.Status(ctx); err == nil {
-			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
-				statsCfg.Replicas = max(statsCfg.Replicas, bs.StreamInfo().Config.Replicas)
-			}
-		}
+		Replicas:    q.kvReplicas(ctx, StatsBucket, repl),
 	}
 	q.stats, err = js.CreateOrUpdateKeyValue(ctx, statsCfg)
 	if err != nil {
 		return fmt.Errorf("queue: bucket %s: %w", StatsBucket, err)
 	}
 	return nil
+}
+
+// kvReplicas is want, or more when the bucket has more already.
+func (q *Queue) kvReplicas(ctx context.Context, bucket string, want int) int {
+	if kv, err := q.js.KeyValue(ctx, bucket); err == nil {
+		if st, err := kv.Status(ctx); err == nil {
+			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
+				return max(want, bs.StreamInfo().Config.Replicas)
+			}
+		}
+	}
+	return want
 }
 
 // exclusiveCreate reports whether a server of version v ("2.9.10")
