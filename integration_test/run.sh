@@ -52,12 +52,13 @@ for n in "${names[@]+"${names[@]}"}"; do
 done
 
 cd "$root"
-# GOTEST_FLAGS passes more flags to go test (e.g. "-v -run Gopher").
-# shellcheck disable=SC2086
+# GOTEST_FLAGS passes more flags to go test (e.g. "-v -run Gopher"), split
+# as the shell splits words, quotes included: -run "HTTP|TLS" is one
+# pattern, not one with its quotes in it.
+eval "flags=(${GOTEST_FLAGS:-})"
 rc=0
-go test -tags integration -count=1 -timeout 20m ${GOTEST_FLAGS:-} ./integration_test/... || rc=$?
+go test -tags integration -count=1 -timeout 20m "${flags[@]}" ./integration_test/... || rc=$?
 # The queue module's own: fetch-queue against the nats-server cluster and
 # the embedded server, with the faults of docs/queue.md.
-# shellcheck disable=SC2086
-(cd "$root/queue" && go test -tags integration -count=1 -timeout 10m ${GOTEST_FLAGS:-} ./integration_test/...) || rc=$?
+(cd "$root/queue" && go test -tags integration -count=1 -timeout 10m "${flags[@]}" ./integration_test/...) || rc=$?
 exit $rc
