@@ -159,9 +159,7 @@ func (r *run) commitPage(ctx context.Context, key string, rec Record, sp *spool,
 	}
 	if stored {
 		r.w.Metrics.record(rec)
-		if r.w.OnResult != nil {
-			r.w.OnResult(rec)
-		}
+		r.onResult(rec)
 	}
 	return nil
 }

@@ -54,7 +54,8 @@ type Worker struct {
 	// Drain makes Run return once the queue has no job left, queued or in
 	// flight anywhere, instead of waiting for more.
 	Drain bool
-	// OnResult, if set, is called with each record stored.
+	// OnResult, if set, is called with each record stored, one call at
+	// a time (never concurrently, though the jobs are fetched at once).
 	OnResult func(Record)
 	// Metrics, if set, counts what the worker does.
 	Metrics *Metrics
@@ -162,6 +163,8 @@ type run struct {
 	w      *Worker
 	id     string
 	leases *leases
+
+	resultMu sync.Mutex // serializes the calls of w.OnResult
 }
 
 // backoff is the delay between tries after a failure of the queue: from
@@ -492,10 +495,21 @@ func (r *run) finish(ctx context.Context, d *delivery, key string, rec Record, s
 	if stored {
 		r.w.Metrics.record(rec)
 	}
-	if stored && r.w.OnResult != nil {
-		r.w.OnResult(rec)
+	if stored {
+		r.onResult(rec)
 	}
 	return nil
+}
+
+// onResult calls the Worker's OnResult, if any, with rec, one call at a
+// time.
+func (r *run) onResult(rec Record) {
+	if r.w.OnResult == nil {
+		return
+	}
+	r.resultMu.Lock()
+	defer r.resultMu.Unlock()
+	r.w.OnResult(rec)
 }
 
 // commit passes the job's commit point, trying again after a failure of
