@@ -143,19 +143,25 @@ func (r *run) commitPage(ctx context.Context, key string, rec Record, sp *spool,
 		}
 		return &storeError{err}
 	}
+	// Published until it is, as a job's result is (a failure of the
+	// queue loses no record); a worker stopped meanwhile leaves the page
+	// in its store only, and says so.
 	var retry backoff
-	for try := 0; ; try++ {
+	for {
 		err := r.w.Queue.publishResult(ctx, key, rec)
-		if err == nil || ctx.Err() != nil {
+		if err == nil {
 			break
 		}
-		if try == 4 {
-			r.logf("publishing the result of %s: %v; it is in the store only", redacted(rec.URL), err)
+		if ctx.Err() != nil {
+			r.logf("publishing the result of %s: %v; stopped, it is in the store only", redacted(rec.URL), err)
 			break
 		}
 		d := retry.next()
 		r.logf("publishing the result of %s: %v; again in %v", redacted(rec.URL), err, d.Round(time.Millisecond))
-		time.Sleep(d)
+		select {
+		case <-ctx.Done():
+		case <-time.After(d):
+		}
 	}
 	if stored {
 		r.w.Metrics.record(rec)
