@@ -146,22 +146,8 @@ func (r *run) commitPage(ctx context.Context, key string, rec Record, sp *spool,
 	// Published until it is, as a job's result is (a failure of the
 	// queue loses no record); a worker stopped meanwhile leaves the page
 	// in its store only, and says so.
-	var retry backoff
-	for {
-		err := r.w.Queue.publishResult(ctx, key, rec)
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			r.logf("publishing the result of %s: %v; stopped, it is in the store only", redacted(rec.URL), err)
-			break
-		}
-		d := retry.next()
-		r.logf("publishing the result of %s: %v; again in %v", redacted(rec.URL), err, d.Round(time.Millisecond))
-		select {
-		case <-ctx.Done():
-		case <-time.After(d):
-		}
+	if err := r.publish(ctx, nil, key, rec); err != nil {
+		r.logf("publishing the result of %s: %v; stopped, it is in the store only", redacted(rec.URL), err)
 	}
 	if stored {
 		r.w.Metrics.record(rec)

@@ -533,9 +533,10 @@ func (r *run) commit(ctx context.Context, d *delivery, key string) error {
 	}
 }
 
-// publish publishes the result rec of msg's job, trying again after a
-// failure of the queue, with a growing delay, until it succeeds or ctx is
-// done; meanwhile it tells JetStream the job is in progress.
+// publish publishes the result rec, trying again after a failure of the
+// queue, with a growing delay, until it succeeds or ctx is done; meanwhile
+// it tells JetStream that msg's job, if any (a crawl's page has none), is
+// in progress.
 func (r *run) publish(ctx context.Context, msg jetstream.Msg, key string, rec Record) error {
 	var retry backoff
 	for {
@@ -545,7 +546,9 @@ func (r *run) publish(ctx context.Context, msg jetstream.Msg, key string, rec Re
 		}
 		d := retry.next()
 		r.logf("publishing the result of %s: %v; again in %v", redacted(rec.URL), err, d.Round(time.Millisecond))
-		msg.InProgress()
+		if msg != nil {
+			msg.InProgress()
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
