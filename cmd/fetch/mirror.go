@@ -7,7 +7,6 @@ import (
 	"io"
 	"iter"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -243,52 +242,15 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 		defer done()
 	}
 	name := filepath.Join(m.root, rel)
-	if err := writeFileAtomic(name, body, res.Size); err != nil {
+	if err := writeFileAtomic(name, body, res.Size, res.ModTime); err != nil {
 		if errors.Is(err, crawl.ErrTooLarge) {
 			return nil // skipped, not failed
 		}
 		m.failed(&fetch.Error{Op: "write", URL: res.URL.Redacted(), Kind: fetch.KindOf(err), Err: err})
 		return nil
 	}
-	if !res.ModTime.IsZero() {
-		os.Chtimes(name, res.ModTime, res.ModTime) // the server's time, as wget's
-	}
 	m.wrote(res, name)
 	return nil
-}
-
-// writeFileAtomic writes r to name through a temporary file renamed into
-// place once complete: a failed transfer leaves no file, and a killed run
-// leaves a temporary whose name carries its pid, which the next run
-// writing into the folder removes.
-func writeFileAtomic(name string, r io.Reader, size int64) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	// ".NAME.<pid>.<random>.part": a later run removes what a killed one
-	// left (removeStaleParts).
-	t, err := createTemp(name)
-	if err != nil {
-		return err
-	}
-	n, err := io.Copy(t, r)
-	if err == nil && size >= 0 && n < size {
-		err = fetch.Errorf(fetch.Incomplete, "got %d of %d bytes", n, size)
-	}
-	if err == nil {
-		t.Chmod(0o644)
-	}
-	if cerr := t.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(t.Name(), name)
-	}
-	if err != nil {
-		os.Remove(t.Name())
-	}
-	return err
 }
 
 // mirrorPath is where -r writes a resource, relative to the output folder:
