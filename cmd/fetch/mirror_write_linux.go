@@ -99,4 +99,3 @@ var umask = sync.OnceValue(func() uint32 {
 	}
 	return 0o777
 })
-
