@@ -165,7 +165,7 @@ func (r ref) String() string {
 // begins with '/': "." segments go, then "segment/.." pairs, leftmost
 // first, where segment is not "..". A ".." with no segment before it stays.
 func removeDotSegments(path string) string {
-	if !strings.Contains(path, ".") {
+	if !hasDotSegment(path) {
 		return path
 	}
 	segs := strings.Split(path[1:], "/")

@@ -167,8 +167,9 @@ func (u *URL) format(redact bool) string {
 			b.WriteString(u.Host)
 		}
 		if u.Port != 0 {
+			var n [20]byte
 			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(u.Port))
+			b.Write(strconv.AppendInt(n[:0], int64(u.Port), 10))
 		}
 		if u.Slash {
 			b.WriteByte('/')

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
 )
 
 // addBatch is how many links an extraction hands the frontier at once.
@@ -20,14 +22,34 @@ const addBatch = 256
 // frontier as they are found, a few hundred at a time, so that a page of
 // a million links is never held whole.
 type extraction struct {
-	cr       *crawl
-	ctx      context.Context
-	from     *Link
-	pw       *io.PipeWriter // nil when the links come from entries
+	cr   *crawl
+	ctx  context.Context
+	from *Link
+	// read reads the links from the body's bytes; nil when they come
+	// from entries. Until the body is more than syncMax bytes, it waits
+	// with the bytes gathered in buf, and reads them when the body ends,
+	// where the body is read; a longer body starts it in a goroutine of
+	// its own (pw), fed as the bytes come.
+	read     func(io.Reader)
+	buf      *[]byte
+	pw       *io.PipeWriter
 	wg       sync.WaitGroup
 	batch    []Link
 	nofollow bool // the page's <meta name=robots> said nofollow
 }
+
+// syncMax is how many bytes of a body its links wait for before they
+// are read, to be read where the body is once it ends: most pages are
+// smaller, and reading them so costs no goroutine (its stack grown anew
+// for each page) and no hand-over at each read. A longer body's links go
+// to the frontier as they are found.
+const syncMax = 32 << 10
+
+// bodyBufs holds the buffers of bodies whose links wait (see syncMax).
+var bodyBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, syncMax)
+	return &b
+}}
 
 // extract starts the extraction of res's links; nil when res names none
 // the crawl can read.
@@ -81,10 +103,17 @@ func (cr *crawl) unlisted(res *fetch.Resource, err error) {
 	cr.logf(slog.LevelWarn, "the links of this listing cannot be read", "url", res.URL.Redacted(), "err", err)
 }
 
-// start runs read over the bytes of the body in a goroutine of its own.
-func (ex *extraction) start(read func(io.Reader)) {
+// start sets read to read the links from the bytes of the body, as they
+// are written (see extraction.read).
+func (ex *extraction) start(read func(io.Reader)) { ex.read = read }
+
+// stream starts read in a goroutine of its own, fed through a pipe, with
+// the bytes gathered so far.
+func (ex *extraction) stream() {
 	pr, pw := io.Pipe()
 	ex.pw = pw
+	read := ex.read
+	ex.read = nil
 	ex.wg.Add(1)
 	go func() {
 		defer ex.wg.Done()
@@ -92,6 +121,19 @@ func (ex *extraction) start(read func(io.Reader)) {
 		io.Copy(io.Discard, pr) // the rest, so that the tee never blocks
 		pr.Close()
 	}()
+	if ex.buf != nil {
+		pw.Write(*ex.buf)
+		ex.release()
+	}
+}
+
+// release gives the buffer of gathered bytes back.
+func (ex *extraction) release() {
+	if ex.buf != nil {
+		*ex.buf = (*ex.buf)[:0]
+		bodyBufs.Put(ex.buf)
+		ex.buf = nil
+	}
 }
 
 // flushing hands the links found so far to the frontier each time the
@@ -108,7 +150,20 @@ func (f flushing) Read(p []byte) (int, error) {
 
 // write tees bytes of the body to the link reader.
 func (ex *extraction) write(p []byte) {
-	if ex != nil && ex.pw != nil && len(p) > 0 {
+	if ex == nil || len(p) == 0 {
+		return
+	}
+	if ex.read != nil {
+		if ex.buf == nil {
+			ex.buf = bodyBufs.Get().(*[]byte)
+		}
+		if len(*ex.buf)+len(p) <= syncMax {
+			*ex.buf = append(*ex.buf, p...)
+			return
+		}
+		ex.stream()
+	}
+	if ex.pw != nil {
 		ex.pw.Write(p)
 	}
 }
@@ -118,6 +173,15 @@ func (ex *extraction) write(p []byte) {
 func (ex *extraction) finish() {
 	if ex == nil {
 		return
+	}
+	if ex.read != nil {
+		var b []byte
+		if ex.buf != nil {
+			b = *ex.buf
+		}
+		ex.read(flushing{bytes.NewReader(b), ex})
+		ex.read = nil
+		ex.release()
 	}
 	if ex.pw != nil {
 		ex.pw.Close()
@@ -132,6 +196,8 @@ func (ex *extraction) abort() {
 	if ex == nil {
 		return
 	}
+	ex.read = nil
+	ex.release()
 	if ex.pw != nil {
 		ex.pw.CloseWithError(io.ErrUnexpectedEOF)
 	}
@@ -209,12 +275,22 @@ func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow,
 		cr.logf(slog.LevelDebug, "not followed: a local file named by a network resource", "url", l.URL.Redacted(), "referrer", from.URL.Redacted())
 		return
 	}
-	if ok, why := cr.scope.allows(l.URL); !ok {
+	// The link's normal form and its text (its key but for a Key of the
+	// Crawler's), made once for the scope's prefixes and the frontier
+	// unless the hook changes the link.
+	norm := l.URL.Normalize()
+	text := norm.String()
+	if ok, why := cr.scope.allows(l.URL, text); !ok {
 		cr.count(func(s *Stats) { s.OutOfScope++ })
 		cr.logf(slog.LevelDebug, "not followed: out of scope", "url", l.URL.Redacted(), "why", why)
 		return
 	}
 	if hook && cr.c.Follow != nil {
+		u, was := l.URL, *l.URL
+		var user url.Userinfo
+		if u.User != nil {
+			user = *u.User
+		}
 		var added []Link
 		follow := cr.c.Follow(ctx, &l, func(a Link) { added = append(added, a) })
 		for _, a := range added {
@@ -226,9 +302,17 @@ func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow,
 			cr.count(func(s *Stats) { s.Dropped++ })
 			return
 		}
+		if l.URL != u || *u != was || u.User != nil && *u.User != user {
+			norm = l.URL.Normalize() // changed by the hook
+			text = norm.String()
+		}
 	}
-	l.URL = l.URL.Normalize()
-	l.Key = cr.key(l.URL)
+	l.URL = norm
+	if cr.c.Key != nil {
+		l.Key = cr.c.Key(l.URL)
+	} else {
+		l.Key = text
+	}
 	if l.Tag == "link" && l.HasRel("canonical") {
 		// The page says it is a copy of l: l is not fetched again.
 		if l.Key != from.Key && !cr.c.FollowCanonical {
