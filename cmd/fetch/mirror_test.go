@@ -49,6 +49,9 @@ func TestMirrorPath(t *testing.T) {
 			t.Fatalf("%s: %v", tt.url, err)
 		}
 		got, err := mirrorPath(u, tt.kind)
+		if cerr := checkMirrorPath(u); (cerr == nil) != (err == nil) {
+			t.Errorf("checkMirrorPath(%s) = %v, but mirrorPath's error is %v", tt.url, cerr, err)
+		}
 		if tt.want == "" {
 			if err == nil {
 				t.Errorf("mirrorPath(%s) = %q, want an error", tt.url, got)

@@ -73,7 +73,8 @@ func BenchmarkCrawl(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		cr := &Crawler{Client: c, Depth: 100, IgnoreRobots: true, Parallel: 4, PerHost: 4,
-			Scope: Scope{Prefixes: []string{"http://127.0.0.1:8080/site/"}},
+			Scope:  Scope{Prefixes: []string{"http://127.0.0.1:8080/site/"}},
+			Follow: func(ctx context.Context, l *Link, add func(Link)) bool { return true }, // as fetch -r has one
 			Visit: func(ctx context.Context, p *Page) error {
 				if p.Err != nil {
 					return p.Err

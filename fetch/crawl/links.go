@@ -36,6 +36,8 @@ type extraction struct {
 	wg       sync.WaitGroup
 	batch    []Link
 	nofollow bool // the page's <meta name=robots> said nofollow
+	keep     func(Link)
+	hook     hookLinks
 }
 
 // syncMax is how many bytes of a body its links wait for before they
@@ -220,13 +222,25 @@ func (ex *extraction) entry(e fetch.Entry) {
 // link takes one link found: it is checked, and queued with the next
 // batch.
 func (ex *extraction) link(l Link) bool {
-	ex.cr.consider(ex.ctx, ex.from, l, ex.nofollow, true, func(l Link) {
-		ex.batch = append(ex.batch, l)
-		if len(ex.batch) >= addBatch {
-			ex.flush()
+	if ex.keep == nil {
+		// Made once an extraction, not once a link.
+		ex.keep = func(l Link) {
+			ex.batch = append(ex.batch, l)
+			if len(ex.batch) >= addBatch {
+				ex.flush()
+			}
 		}
-	})
+		ex.hook.add = func(a Link) { ex.hook.added = append(ex.hook.added, a) }
+	}
+	ex.cr.consider(ex.ctx, ex.from, l, ex.nofollow, &ex.hook, ex.keep)
 	return true
+}
+
+// hookLinks gathers the links a Follow hook adds; reused from link to
+// link of an extraction.
+type hookLinks struct {
+	added []Link
+	add   func(Link)
 }
 
 // flush hands the batch to the frontier.
@@ -256,9 +270,10 @@ func (cr *crawl) add(ctx context.Context, links []Link) {
 }
 
 // consider applies the rules to a link found in from: nofollow, no local
-// files from the network, the scope, and the Follow hook. keep takes each
-// link to queue, in normal form with its key.
-func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow, hook bool, keep func(Link)) {
+// files from the network, the scope, and the Follow hook (unless hook is
+// nil: a link the hook added). keep takes each link to queue, in normal
+// form with its key.
+func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow bool, hook *hookLinks, keep func(Link)) {
 	l.Referrer, l.Depth, l.Public = from.URL, from.Depth+1, from.Public
 	if l.Depth > cr.c.Depth && !requisite(&l) {
 		cr.count(func(s *Stats) { s.OutOfScope++ })
@@ -285,19 +300,20 @@ func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow,
 		cr.logf(slog.LevelDebug, "not followed: out of scope", "url", l.URL.Redacted(), "why", why)
 		return
 	}
-	if hook && cr.c.Follow != nil {
+	if hook != nil && cr.c.Follow != nil {
 		u, was := l.URL, *l.URL
 		var user url.Userinfo
 		if u.User != nil {
 			user = *u.User
 		}
-		var added []Link
-		follow := cr.c.Follow(ctx, &l, func(a Link) { added = append(added, a) })
-		for _, a := range added {
+		follow := cr.c.Follow(ctx, &l, hook.add)
+		for _, a := range hook.added {
 			if a.URL != nil {
-				cr.consider(ctx, from, a, false, false, keep)
+				cr.consider(ctx, from, a, false, nil, keep)
 			}
 		}
+		clear(hook.added)
+		hook.added = hook.added[:0]
 		if !follow || l.URL == nil {
 			cr.count(func(s *Stats) { s.Dropped++ })
 			return
