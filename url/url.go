@@ -143,6 +143,18 @@ func (u *URL) Redacted() string {
 func (u *URL) format(redact bool) string {
 	var b strings.Builder
 	b.Grow(len(u.Scheme) + len(u.Host) + len(u.Path) + 16)
+	u.writeAuthority(&b, redact)
+	b.WriteString(u.Path)
+	if u.HasFragment {
+		b.WriteByte('#')
+		b.WriteString(u.Fragment)
+	}
+	return b.String()
+}
+
+// writeAuthority writes what comes before u's Path: "scheme:", and with
+// the "//" syntax the login and the "/" after it when u has one.
+func (u *URL) writeAuthority(b *strings.Builder, redact bool) {
 	b.WriteString(u.Scheme)
 	b.WriteByte(':')
 	if u.Hier {
@@ -175,10 +187,4 @@ func (u *URL) format(redact bool) string {
 			b.WriteByte('/')
 		}
 	}
-	b.WriteString(u.Path)
-	if u.HasFragment {
-		b.WriteByte('#')
-		b.WriteString(u.Fragment)
-	}
-	return b.String()
 }
