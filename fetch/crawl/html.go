@@ -113,8 +113,10 @@ func htmlLinks(r io.Reader, page *url.URL, emit func(Link) bool, nofollow func()
 				if s, ok := attrs.lookup(aSrc); ok {
 					add(s, el.String(), "")
 				}
-				for _, raw := range srcset(attrs.get(aSrcset)) {
-					add(raw, el.String(), "")
+				if ss, ok := attrs.lookup(aSrcset); ok {
+					for _, raw := range srcset(ss) {
+						add(raw, el.String(), "")
+					}
 				}
 				if p, ok := attrs.lookup(aPoster); ok {
 					add(p, el.String(), "")
