@@ -105,12 +105,7 @@ type Crawler struct {
 	// Sink, when set, records every resource fetched (a WARC writer).
 	Sink Sink
 	// Visit is called for each URL fetched, concurrently, with the
-	// resource's Body open, or with the failure. A body of a known size
-	// of up to 32 KiB is read whole before Visit is called, and the page
-	// visited apart from its request, so that the host's next request
-	// goes meanwhile: Visit may then run for up to twice Parallel pages
-	// at once, while no more than Parallel requests, nor PerHost to one
-	// host, are made at once. Closing the Body before
+	// resource's Body open, or with the failure. Closing the Body before
 	// its end skips the resource (say, by its media type or size): it is
 	// counted in Stats.Skipped, not failed, not retried, and its links
 	// are not followed further. An error from Visit stops the crawl, and
@@ -204,7 +199,6 @@ type crawl struct {
 	limiters  map[string]*rate.Limiter
 	delayed   map[string]bool          // hosts whose Crawl-delay was applied
 	intervals map[string]time.Duration // hosts' Crawl-delays, for RandomWait
-	pages     pagePool                 // visits pages apart from their requests
 }
 
 // Run crawls from seeds until every link in scope has been visited, Visit
@@ -264,12 +258,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Stats, error) {
 		// The frontier gives each URL once already.
 		FetchDuplicates: true,
 	}
-	cr.pages.max = b.Parallel
-	if cr.pages.max <= 0 {
-		cr.pages.max = 8 // the batch's default
-	}
 	err := b.Run(ctx, cr.urls(bad), cr.result)
-	cr.pages.close() // the pages still being visited (when the crawl stopped)
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	if cr.stopErr != nil {
@@ -470,36 +459,6 @@ func (cr *crawl) result(ctx context.Context, r *fetch.Result) error {
 		cr.done(r.Index, l, func(s *Stats) { s.Skipped++ })
 		return nil
 	}
-	buf, err := prefetch(res)
-	if err != nil {
-		return err // the attempt failed: the batch retries or reports it
-	}
-	if buf != nil {
-		// The body is here whole and its connection free: the page is
-		// visited apart, and the host's next request may go meanwhile.
-		// The page gets a Resource of its own: the batch closes the
-		// Body of its own (the buffer's, a no-op) as result returns.
-		rr, own := *r, *res
-		visited := func() {
-			if err := cr.page(cr.ctx, rr.Index, l, p, &own); err != nil {
-				// As the batch does with a failure not to retry.
-				rr.Resource, rr.Err = nil, err
-				cr.result(cr.ctx, &rr)
-			}
-			bodyBufs.Put(buf)
-		}
-		if cr.pages.later(visited) {
-			return nil
-		}
-		visited()
-		return nil
-	}
-	return cr.page(ctx, r.Index, l, p, res)
-}
-
-// page visits the page of URL i, res, reads its links, and records it
-// done. An error is the attempt's.
-func (cr *crawl) page(ctx context.Context, i int, l *Link, p *Page, res *fetch.Resource) error {
 	var ex *extraction
 	if cr.follows(l) {
 		ex = cr.extract(ctx, l, res)
@@ -518,7 +477,7 @@ func (cr *crawl) page(ctx context.Context, i int, l *Link, p *Page, res *fetch.R
 	if body.declined() {
 		// Closed before its end, or cut at MaxBodySize: skipped.
 		body.abort()
-		cr.done(i, l, func(s *Stats) { s.Skipped++; s.Bytes += body.n })
+		cr.done(r.Index, l, func(s *Stats) { s.Skipped++; s.Bytes += body.n })
 		return nil
 	}
 	// The rest of the body is read, so the sink records it whole and
@@ -526,7 +485,7 @@ func (cr *crawl) page(ctx context.Context, i int, l *Link, p *Page, res *fetch.R
 	err := body.drain()
 	if body.declined() {
 		body.abort()
-		cr.done(i, l, func(s *Stats) { s.Skipped++; s.Bytes += body.n })
+		cr.done(r.Index, l, func(s *Stats) { s.Skipped++; s.Bytes += body.n })
 		return nil
 	}
 	if err != nil {
@@ -541,7 +500,7 @@ func (cr *crawl) page(ctx context.Context, i int, l *Link, p *Page, res *fetch.R
 			}
 		}
 	}
-	cr.done(i, l, func(s *Stats) { s.Fetched++; s.Bytes += body.n })
+	cr.done(r.Index, l, func(s *Stats) { s.Fetched++; s.Bytes += body.n })
 	return nil
 }
 
