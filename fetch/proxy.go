@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/netip"
 	neturl "net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -125,6 +126,24 @@ func (r *Request) Direct() *Request {
 		n.direct = true
 		d.net = &n
 	}
+	return &d
+}
+
+// Through returns a copy of r whose dials go through the proxy p (an
+// http, https, socks5 or socks5h URL, as ParseProxy returns them; nil for
+// none), whatever Client.Proxy would choose: for a handler with proxy
+// settings of its own (HTTP's, from the environment) that has
+// DialContext make the tunnel, as it does for the Client's proxies. The
+// policy judges the proxy and the target as it does for those.
+func (r *Request) Through(p *neturl.URL) *Request {
+	d := *r
+	var n netOpts
+	if r.net != nil {
+		n = *r.net
+	}
+	n.direct = false
+	n.proxy = func(*url.URL) (*neturl.URL, error) { return p, nil }
+	d.net = &n
 	return &d
 }
 
@@ -276,6 +295,11 @@ func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string
 	if err != nil {
 		if lr.N == 0 {
 			return nil, Errorf(Protocol, "the proxy's reply to CONNECT is longer than %d bytes", maxProxyReply)
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The connection's deadline is the dial's: it may pass an
+			// instant before ctx says so.
+			return nil, &Error{Kind: Timeout, Err: fmt.Errorf("proxy %s: no reply to CONNECT %s in time: %w", p.Redacted(), target, err)}
 		}
 		return nil, Wrap(Protocol, fmt.Errorf("reading the proxy's reply to CONNECT: %w", err))
 	}
