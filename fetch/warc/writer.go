@@ -81,7 +81,8 @@ type Options struct {
 	// 14-digit timestamp, and a JSON object with url, mime, status,
 	// digest, length, offset and filename. The lines come in the order of
 	// the records; sort them (LC_ALL=C sort) for a reader that needs them
-	// sorted.
+	// sorted, as a SortedIndex does in bounded memory (and Create's File
+	// with FileOptions.CDX).
 	Index io.Writer
 	// MaxSize, with Rotate, starts a new file once the current one holds
 	// MaxSize bytes or more: before the next record (an HTTP request and
