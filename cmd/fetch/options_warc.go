@@ -33,8 +33,11 @@ type warcSink struct {
 
 // prepare, called before the http handler is registered, makes it deliver
 // bodies as sent (gzip still on), so that the WARC file records them so;
-// unless --raw asked for them encoded, do decodes them again for the
-// output.
+// unless --raw asked for them encoded, do decodes them for the output,
+// once. Every path of the handler needs it (its own client's http and
+// https, direct or through a tunnel, and net/http's HTTP/2): a Capture
+// keeps the heads as sent, but the body recorded is the one read from the
+// Resource (TestWARCFile).
 func (s *warcSink) prepare(h *httpscheme.Handler) {
 	if s.path == "" {
 		return
