@@ -30,6 +30,9 @@ type wireTLS struct {
 	sent  [][]byte
 	conns int
 	wg    sync.WaitGroup
+	// certs are the server's certificates, which a test's https proxy
+	// shows too (see tlsFront).
+	certs []tls.Certificate
 }
 
 func newWireTLS(t *testing.T, reply string) (*wireTLS, *tls.Config) {
@@ -41,7 +44,7 @@ func newWireTLS(t *testing.T, reply string) (*wireTLS, *tls.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &wireTLS{ln: tls.NewListener(ln, &tls.Config{Certificates: srv.TLS.Certificates})}
+	w := &wireTLS{ln: tls.NewListener(ln, &tls.Config{Certificates: srv.TLS.Certificates}), certs: srv.TLS.Certificates}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
@@ -83,6 +86,48 @@ func newWireTLS(t *testing.T, reply string) (*wireTLS, *tls.Config) {
 	return w, &tls.Config{RootCAs: pool}
 }
 
+// tlsFront puts TLS under certs in front of the proxy p: an https proxy,
+// whose URL it returns.
+func tlsFront(t *testing.T, p *neturl.URL, certs []tls.Certificate) *neturl.URL {
+	t.Helper()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: certs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				b, err := net.Dial("tcp", p.Host)
+				if err != nil {
+					return
+				}
+				defer b.Close()
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					io.Copy(b, c)
+					b.(*net.TCPConn).CloseWrite()
+				}()
+				io.Copy(c, b)
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	u := *p
+	u.Scheme, u.Host = "https", ln.Addr().String()
+	return &u
+}
+
 // An https request through a proxy, the Client's or the Handler's own (its
 // Proxy function), goes over the own HTTP/1.1 client, through a CONNECT
 // (or SOCKS5) tunnel with the proxy's credentials: its Capture is the
@@ -102,17 +147,27 @@ func TestProxiedHTTPSWire(t *testing.T) {
 		{name: "client socks5", kind: "socks5"},
 		{name: "handler http", kind: "http", handler: true},
 		{name: "handler socks5", kind: "socks5", handler: true},
+		{name: "client https", kind: "https"},
+		{name: "handler https", kind: "https", handler: true},
 		{name: "client http, HTTP2", kind: "http", http2: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			px := fetchtest.NewProxy(t, fetchtest.ProxyConfig{Kind: tt.kind, User: "user", Password: "sec ret"})
+			kind := tt.kind
+			if kind == "https" {
+				kind = "http"
+			}
+			px := fetchtest.NewProxy(t, fetchtest.ProxyConfig{Kind: kind, User: "user", Password: "sec ret"})
+			pu := px.URL
+			if tt.kind == "https" {
+				pu = tlsFront(t, px.URL, srv.certs)
+			}
 			h := newHandler(t)
 			h.HTTP2 = tt.http2
 			c := &fetch.Client{TLS: trust}
 			if tt.handler {
-				h.Proxy = func(*http.Request) (*neturl.URL, error) { return px.URL, nil }
+				h.Proxy = func(*http.Request) (*neturl.URL, error) { return pu, nil }
 			} else {
-				c.Proxy = fetch.ProxyAll(px.URL, "")
+				c.Proxy = fetch.ProxyAll(pu, "")
 			}
 			c.Register("https", h)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
