@@ -195,10 +195,10 @@ func (r *Request) dialProxy(ctx context.Context, network, addr string, p *neturl
 		}
 		t := tls.Client(pc, tc)
 		if err = t.HandshakeContext(ctx); err == nil {
-			c, err = connectTunnel(ctx, t, p, target)
+			c, err = connectTunnel(ctx, t, p, target, r.Trace)
 		}
 	default:
-		c, err = connectTunnel(ctx, pc, p, target)
+		c, err = connectTunnel(ctx, pc, p, target, r.Trace)
 	}
 	if err != nil {
 		pc.Close()
@@ -271,8 +271,9 @@ var errProxyAuth = errors.New("the proxy asks for authentication (407)")
 
 // connectTunnel asks the HTTP proxy on c for a tunnel to target (RFC 9110
 // §9.3.6) and returns the tunnel. Bytes the proxy sent after its reply
-// (a server's greeting) are read first.
-func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string) (net.Conn, error) {
+// (a server's greeting) are read first. tr gets the request's lines (the
+// credentials masked) and the reply's status line.
+func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string, tr *Trace) (net.Conn, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		c.SetDeadline(dl)
 		defer c.SetDeadline(time.Time{})
@@ -281,9 +282,12 @@ func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string
 	defer stop()
 	var b strings.Builder
 	b.WriteString("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n")
+	tr.Send("CONNECT " + target + " HTTP/1.1")
+	tr.Send("Host: " + target)
 	if p.User != nil {
 		pw, _ := p.User.Password()
 		b.WriteString("Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(p.User.Username()+":"+pw)) + "\r\n")
+		tr.Send("Proxy-Authorization: Basic ****")
 	}
 	b.WriteString("\r\n")
 	if _, err := io.WriteString(c, b.String()); err != nil {
@@ -303,6 +307,7 @@ func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string
 		}
 		return nil, Wrap(Protocol, fmt.Errorf("reading the proxy's reply to CONNECT: %w", err))
 	}
+	tr.Recv(resp.Proto + " " + resp.Status)
 	if resp.StatusCode == http.StatusProxyAuthRequired {
 		return nil, &Error{Kind: Auth, Err: fmt.Errorf("proxy %s: %w", p.Redacted(), errProxyAuth)}
 	}

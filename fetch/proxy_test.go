@@ -222,6 +222,27 @@ func TestProxyTunnels(t *testing.T) {
 	}
 }
 
+// The trace shows the CONNECT request, its credentials masked, and the
+// proxy's reply.
+func TestProxyConnectTrace(t *testing.T) {
+	addr := greeter(t, "hi\r\n")
+	px := fetchtest.NewProxy(t, fetchtest.ProxyConfig{Kind: "http", User: "u", Password: "s3cret"})
+	c := greetingClient(fetch.ProxyAll(px.URL, ""))
+	var trace strings.Builder
+	c.Trace = fetch.NewTrace(&trace)
+	if got, err := fetchAll(c, "gopher://"+addr+"/"); err != nil || got != "hi\r\n" {
+		t.Fatalf("fetch = %q, %v", got, err)
+	}
+	for _, want := range []string{"> CONNECT " + addr + " HTTP/1.1\n", "> Host: " + addr + "\n", "> Proxy-Authorization: Basic ****\n", "< HTTP/1.1 200 Connection established\n"} {
+		if !strings.Contains(trace.String(), want) {
+			t.Errorf("the trace lacks %q:\n%s", want, trace.String())
+		}
+	}
+	if strings.Contains(trace.String(), "s3cret") || strings.Contains(trace.String(), "dTpzM2NyZXQ") {
+		t.Errorf("the trace shows the proxy's password:\n%s", trace.String())
+	}
+}
+
 // The policy judges the proxy's own address, and the target's where fetch
 // can see it; NoProxy hosts are dialed directly.
 func TestProxyPolicy(t *testing.T) {
