@@ -109,3 +109,27 @@ func testWARCFile(t *testing.T, args []string, proto, text, zipped string) {
 		}
 	}
 }
+
+// A --warc-cdx index that cannot be written fails the run (exit 1, the
+// cause on stderr) rather than end it as a success without its index, and
+// leaves no temporary file.
+func TestWARCIndexUnwritable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "x")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "out.cdxj"), 0o755); err != nil { // in the index's way
+		t.Fatal(err)
+	}
+	stdout, stderr, code := fetchCmd(t, "", "--warc-file", filepath.Join(dir, "out.warc.gz"), "--warc-cdx", srv.URL+"/x")
+	if code != 1 || stdout != "x" || !strings.Contains(stderr, "out.cdxj") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 naming the index", code, stdout, stderr)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
