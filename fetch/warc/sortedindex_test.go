@@ -55,6 +55,9 @@ func TestSortedIndex(t *testing.T) {
 					t.Fatal(err)
 				}
 				x.mu.Lock()
+				if tt.maxMemory > 0 && len(x.buf) >= tt.maxMemory {
+					t.Fatalf("%d bytes held, the bound is %d", len(x.buf), tt.maxMemory)
+				}
 				spilled = spilled || len(x.runs) > 0
 				if tt.maxRuns > 0 && len(x.runs) > tt.maxRuns {
 					t.Fatalf("%d runs kept, more than %d", len(x.runs), tt.maxRuns)
