@@ -76,17 +76,22 @@ func htmlLinks(r io.Reader, page *url.URL, emit func(Link) bool, nofollow func()
 			if !linkElement(el) && !hasFoldStyle(raw) {
 				continue
 			}
-			_, hasAttr := z.TagName()
-			if !hasAttr {
-				continue
-			}
+			// TagAttr alone (TagName would copy the name again): a
+			// tag without attributes gives a nil key.
 			var attrs tagAttrs
+			n := 0
 			for {
 				k, v, more := z.TagAttr()
-				attrs.set(k, v)
+				if k != nil {
+					attrs.set(k, v)
+					n++
+				}
 				if !more {
 					break
 				}
+			}
+			if n == 0 {
+				continue
 			}
 			rel := ""
 			if r := attrs.get(aRel); r != "" {
