@@ -112,8 +112,9 @@ func (q *Queue) crawlSettings(ctx context.Context) (c Crawl, ok bool, err error)
 }
 
 // crawler is the crawl engine of c for a worker: its Client, slots and
-// per-host cap, with fr as its frontier.
-func (c Crawl) crawler(r *run, fr *Frontier, par, perHost int) *crawl.Crawler {
+// per-host cap, with fr as its frontier and robots.txt shared through
+// robots.
+func (c Crawl) crawler(r *run, fr *Frontier, robots *robotsCache, par, perHost int) *crawl.Crawler {
 	return &crawl.Crawler{
 		Client:         r.w.Client,
 		Depth:          c.Depth,
@@ -125,6 +126,7 @@ func (c Crawl) crawler(r *run, fr *Frontier, par, perHost int) *crawl.Crawler {
 		FollowNofollow: c.FollowNofollow,
 		Requisites:     c.Requisites,
 		Frontier:       fr,
+		RobotsCache:    robots,
 		Sink:           &leaseSink{r: r},
 		Visit:          r.visit(fr),
 	}

@@ -25,6 +25,7 @@ func (e *storeError) Unwrap() error { return e.err }
 // of the store ends it with an error.
 func (r *run) crawl(ctx context.Context, par, perHost int) error {
 	var fr *Frontier
+	var robots *robotsCache
 	defer func() {
 		if fr != nil {
 			fr.Close()
@@ -41,6 +42,9 @@ func (r *run) crawl(ctx context.Context, par, perHost int) error {
 	}
 	for ctx.Err() == nil {
 		c, ok, err := r.w.Queue.crawlSettings(ctx)
+		if err == nil && ok && robots == nil {
+			robots, err = r.w.Queue.openRobots(ctx, r.id, r.logf)
+		}
 		if err == nil && ok && fr == nil {
 			fr, err = r.w.Queue.OpenFrontier(ctx, FrontierOptions{Window: 2 * par, Logf: r.logf})
 		}
@@ -60,7 +64,7 @@ func (r *run) crawl(ctx context.Context, par, perHost int) error {
 			}
 			continue
 		}
-		_, err = c.crawler(r, fr, par, perHost).Run(ctx, c.Seeds...)
+		_, err = c.crawler(r, fr, robots, par, perHost).Run(ctx, c.Seeds...)
 		var se *storeError
 		switch {
 		case ctx.Err() != nil:

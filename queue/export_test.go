@@ -1,8 +1,11 @@
 package queue
 
 import (
+	"context"
+
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/crawl"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -15,3 +18,8 @@ func LeaseAddress(c *fetch.Client, u *url.URL) string {
 // JetStreamOf is q's JetStream context, for a test to act on the streams
 // behind the queue's back.
 func JetStreamOf(q *Queue) jetstream.JetStream { return q.js }
+
+// RobotsCacheOf is the robots.txt cache a worker of q named id shares.
+func RobotsCacheOf(ctx context.Context, q *Queue, id string) (crawl.RobotsCache, error) {
+	return q.openRobots(ctx, id, func(string, ...any) {})
+}

@@ -1,0 +1,73 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch/crawl"
+	"github.com/rfc1738/fetch/queue"
+)
+
+// The fleet's robots.txt cache: of five workers loading one host's file
+// at once, one fetches it and the others wait for its file; a fetch that
+// fails keeps nothing (the next load fetches), and hosts are apart.
+func TestRobotsCacheOnceAcrossWorkers(t *testing.T) {
+	q := open(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	caches := make([]crawl.RobotsCache, 5)
+	for i := range caches {
+		c, err := queue.RobotsCacheOf(ctx, q, fmt.Sprintf("w%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		caches[i] = c
+	}
+	var fetches atomic.Int32
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	get := func(ctx context.Context) (crawl.RobotsFile, error) {
+		fetches.Add(1)
+		once.Do(func() { close(started) })
+		<-release // the others meet the claim meanwhile
+		return crawl.RobotsFile{Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n")}, nil
+	}
+	files := make([]crawl.RobotsFile, len(caches))
+	errs := make([]error, len(caches))
+	var wg sync.WaitGroup
+	for i, c := range caches {
+		wg.Go(func() { files[i], errs[i] = c.Load(ctx, "http://a.example:80", get) })
+	}
+	<-started
+	close(release)
+	wg.Wait()
+	for i := range caches {
+		if errs[i] != nil || files[i].Status != 200 || string(files[i].Body) != "User-agent: *\nDisallow: /x\n" {
+			t.Errorf("worker %d: %+v, %v", i, files[i], errs[i])
+		}
+	}
+	if n := fetches.Load(); n != 1 {
+		t.Errorf("fetched %d times by five workers, want once", n)
+	}
+
+	down := errors.New("connection refused")
+	calls := 0
+	fail := func(ctx context.Context) (crawl.RobotsFile, error) { calls++; return crawl.RobotsFile{}, down }
+	if _, err := caches[0].Load(ctx, "http://b.example:80", fail); !errors.Is(err, down) {
+		t.Errorf("a failed fetch: %v, want its error", err)
+	}
+	notFound := func(ctx context.Context) (crawl.RobotsFile, error) { calls++; return crawl.RobotsFile{Status: 404}, nil }
+	for i := range 2 {
+		if f, err := caches[i+1].Load(ctx, "http://b.example:80", notFound); err != nil || f.Status != 404 || f.Body != nil {
+			t.Errorf("after a failed fetch, load %d: %+v, %v; want the 404 fetched", i, f, err)
+		}
+	}
+	if calls != 2 {
+		t.Errorf("%d fetches, want 2: the failure kept nothing, the 404 was kept", calls)
+	}
+}
