@@ -61,7 +61,10 @@ func TestRobotsCacheOnceAcrossWorkers(t *testing.T) {
 	if _, err := caches[0].Load(ctx, "http://b.example:80", fail); !errors.Is(err, down) {
 		t.Errorf("a failed fetch: %v, want its error", err)
 	}
-	notFound := func(ctx context.Context) (crawl.RobotsFile, error) { calls++; return crawl.RobotsFile{Status: 404}, nil }
+	notFound := func(ctx context.Context) (crawl.RobotsFile, error) {
+		calls++
+		return crawl.RobotsFile{Status: 404}, nil
+	}
 	for i := range 2 {
 		if f, err := caches[i+1].Load(ctx, "http://b.example:80", notFound); err != nil || f.Status != 404 || f.Body != nil {
 			t.Errorf("after a failed fetch, load %d: %+v, %v; want the 404 fetched", i, f, err)
