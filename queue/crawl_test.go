@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -178,5 +179,142 @@ func TestFleetCrawlSharesRobots(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(st.Dir(), queue.ResultsName)); len(b) != 0 || err != nil && !os.IsNotExist(err) {
 		t.Errorf("the second worker stored %q (%v), want nothing", b, err)
+	}
+}
+
+// modSite is a site of n pages, /p/<i>.html, each linking to its two
+// children in a binary tree, served with a Last-Modified time (and 304 to
+// an If-Modified-Since not older). It counts each path's requests, those
+// with If-Modified-Since, and the 304s.
+type modSite struct {
+	*httptest.Server
+	mu          sync.Mutex
+	mod         map[int]time.Time
+	hits, ims   map[string]int
+	notModified int
+}
+
+func newModSite(t *testing.T, n int) *modSite {
+	s := &modSite{mod: map[int]time.Time{}, hits: map[string]int{}, ims: map[string]int{}}
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range n {
+		s.mod[i] = base
+	}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.hits[r.URL.Path]++
+		if r.Header.Get("If-Modified-Since") != "" {
+			s.ims[r.URL.Path]++
+		}
+		var i int
+		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d.html", &i); err != nil || i >= n {
+			http.NotFound(w, r)
+			return
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "<html><body><h1>page %d of %v</h1>\n", i, s.mod[i])
+		for _, j := range []int{2*i + 1, 2*i + 2} {
+			if j < n {
+				fmt.Fprintf(&b, "<a href=\"/p/%d.html\">%d</a>\n", j, j)
+			}
+		}
+		w.Header().Set("Content-Type", "text/html")
+		rw := &statusWriter{ResponseWriter: w}
+		http.ServeContent(rw, r, "", s.mod[i], strings.NewReader(b.String()))
+		if rw.status == http.StatusNotModified {
+			s.notModified++
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// A fleet crawl started again once the last one ended is a new crawl: every
+// page is requested again, conditionally on the modification time the
+// workers' store holds (an unchanged page answered 304 and its links
+// followed from the stored copy; a changed one stored again), robots.txt
+// not again (FETCH_ROBOTS keeps it). A crawl started again while its links
+// are still queued is extended instead: its seen set stays.
+func TestFleetRecrawl(t *testing.T) {
+	const pages, workers = 40, 3
+	site := newModSite(t, pages)
+	q := open(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := queue.OpenStore(t.TempDir()) // shared by the workers
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := site.URL + "/p/0.html"
+	crawlOnce := func(wantGen int) {
+		t.Helper()
+		if c, ok, err := q.CurrentCrawl(ctx); err != nil || !ok || c.Generation != wantGen {
+			t.Fatalf("CurrentCrawl = generation %d, %v, %v; want %d", c.Generation, ok, err, wantGen)
+		}
+		errs := make([]error, workers)
+		var wg sync.WaitGroup
+		for i := range workers {
+			w := &queue.Worker{Queue: q, Client: client(t), Store: st, ID: fmt.Sprintf("w%d", i), Parallel: 4, PerHost: 4, Drain: true}
+			wg.Go(func() { errs[i] = w.Run(ctx) })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i, want := range []int{1, 0} { // the second is folded into the first
+		if n, err := q.StartCrawl(ctx, queue.Crawl{Seeds: []string{seed}, Depth: 20}); err != nil || n != want {
+			t.Fatalf("StartCrawl %d = %d, %v; want %d queued", i, n, err, want)
+		}
+	}
+	crawlOnce(1)
+	site.mu.Lock()
+	for i := range pages {
+		if p := fmt.Sprintf("/p/%d.html", i); site.hits[p] != 1 || site.ims[p] != 0 {
+			t.Errorf("first crawl: %s requested %d times (%d conditional), want once, whole", p, site.hits[p], site.ims[p])
+		}
+	}
+	site.mod[5] = site.mod[5].Add(time.Hour) // page 5 changes
+	clear(site.hits)
+	site.mu.Unlock()
+
+	if n, err := q.StartCrawl(ctx, queue.Crawl{Seeds: []string{seed}, Depth: 20}); err != nil || n != 1 {
+		t.Fatalf("StartCrawl after the crawl ended = %d, %v; want the seed queued", n, err)
+	}
+	crawlOnce(2)
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	for i := range pages {
+		if p := fmt.Sprintf("/p/%d.html", i); site.hits[p] != 1 || site.ims[p] != 1 {
+			t.Errorf("second crawl: %s requested %d times (%d conditional), want once more, conditional", p, site.hits[p], site.ims[p])
+		}
+	}
+	if site.hits["/robots.txt"] != 0 || site.notModified != pages-1 {
+		t.Errorf("second crawl: robots.txt requested %d times, %d answered 304; want 0 and %d", site.hits["/robots.txt"], site.notModified, pages-1)
+	}
+	var five []queue.Record
+	for _, r := range readResults(t, st.Dir()) {
+		if r.URL == site.URL+"/p/5.html" {
+			five = append(five, r)
+		}
+	}
+	if len(five) != 2 || five[1].ModTime == nil || !five[1].ModTime.Equal(site.mod[5]) {
+		t.Errorf("the changed page's records: %+v, want two, the second of its new time", five)
+	}
+	if s, err := q.Stats(ctx); err != nil || s.Crawl == nil || s.Crawl.Seen != pages || s.Crawl.Generation != 2 {
+		t.Errorf("Stats = %+v, %v; want crawl 2 with %d links", s.Crawl, err, pages)
 	}
 }

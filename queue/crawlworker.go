@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/crawl"
+	"github.com/rfc1738/fetch/url"
 )
 
 // storeError is a failure of the local store: it stops a worker.
@@ -64,6 +67,7 @@ func (r *run) crawl(ctx context.Context, par, perHost int) error {
 			}
 			continue
 		}
+		fr.advance(c.Generation)
 		_, err = c.crawler(r, fr, robots, par, perHost).Run(ctx, c.Seeds...)
 		var se *storeError
 		switch {
@@ -158,6 +162,33 @@ func (r *run) commitPage(ctx context.Context, key string, rec Record, sp *spool,
 		r.onResult(rec)
 	}
 	return nil
+}
+
+// stored tells the crawl of the copy of u this worker's store holds, for a
+// crawl started again: the modification time of its last record, sent as
+// If-Modified-Since, and the body, whose links the crawl follows when the
+// server reports the page unchanged. A page whose last record failed, has
+// no modification time or whose body is not in the store (another
+// worker's store holds it) is fetched whole.
+func (r *run) stored(ctx context.Context, u *url.URL) (time.Time, func() (*fetch.Resource, error), bool) {
+	key := Key(u.String())
+	prev, ok, err := r.w.Store.last(key)
+	if err != nil || !ok || prev.status != 0 || prev.modTime == nil {
+		return time.Time{}, nil, false
+	}
+	path := filepath.Join(r.w.Store.Dir(), key)
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return time.Time{}, nil, false
+	}
+	open := func() (*fetch.Resource, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		return &fetch.Resource{URL: u, Kind: fetch.ResourceFile, MediaType: prev.mediaType, Size: fi.Size(), ModTime: *prev.modTime, Body: f}, nil
+	}
+	return *prev.modTime, open, true
 }
 
 // leaseSink fetches each request of the crawl holding a per-host lease,
