@@ -56,7 +56,12 @@ type FrontierOptions struct {
 // once across the fleet (an exclusive create-if-absent on every server
 // version, replicated or not: the per-subject limit is applied in order
 // by each replica's store). The stream keeps the messages (limits
-// retention), so a key done is never added again. Next pulls from the
+// retention), so a key done is never added again by the same crawl: the
+// subjects hold the crawl's generation (Crawl.Generation), and a crawl
+// started again after the last one ended has a seen set of its own. Links
+// are added to the latest generation the Frontier has met (when opened,
+// or in a link it took); a link of an earlier one taken later is dropped.
+// Next pulls from the
 // consumer FETCH_CRAWLERS; Done acknowledges. A worker that dies holding
 // links leaves them to be delivered again after AckWait; a live one tells
 // the server they are in progress.
