@@ -38,6 +38,7 @@ func newTreeSite(t *testing.T, n int) *treeSite {
 		}
 		var i int
 		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d.html", &i); err != nil || i >= n {
+			// /gone.html among them
 			http.NotFound(w, r)
 			return
 		}
@@ -209,11 +210,15 @@ func newModSite(t *testing.T, n int) *modSite {
 		}
 		var i int
 		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d.html", &i); err != nil || i >= n {
+			// /gone.html among them
 			http.NotFound(w, r)
 			return
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "<html><body><h1>page %d of %v</h1>\n", i, s.mod[i])
+		if i == 0 {
+			b.WriteString("<a href=\"/gone.html\">gone</a>\n")
+		}
 		for _, j := range []int{2*i + 1, 2*i + 2} {
 			if j < n {
 				fmt.Fprintf(&b, "<a href=\"/p/%d.html\">%d</a>\n", j, j)
@@ -243,9 +248,11 @@ func (w *statusWriter) WriteHeader(code int) {
 // A fleet crawl started again once the last one ended is a new crawl: every
 // page is requested again, conditionally on the modification time the
 // workers' store holds (an unchanged page answered 304 and its links
-// followed from the stored copy; a changed one stored again), robots.txt
-// not again (FETCH_ROBOTS keeps it). A crawl started again while its links
-// are still queued is extended instead: its seen set stays.
+// followed from the stored copy; a changed one stored again; a missing
+// one recorded failed again), robots.txt not again (FETCH_ROBOTS keeps
+// it). A crawl started again while its links are still queued is
+// extended instead: its seen set stays. A third crawl removes the first's
+// links from the stream.
 func TestFleetRecrawl(t *testing.T) {
 	const pages, workers = 40, 3
 	site := newModSite(t, pages)
@@ -296,7 +303,6 @@ func TestFleetRecrawl(t *testing.T) {
 	}
 	crawlOnce(2)
 	site.mu.Lock()
-	defer site.mu.Unlock()
 	for i := range pages {
 		if p := fmt.Sprintf("/p/%d.html", i); site.hits[p] != 1 || site.ims[p] != 1 {
 			t.Errorf("second crawl: %s requested %d times (%d conditional), want once more, conditional", p, site.hits[p], site.ims[p])
@@ -314,7 +320,39 @@ func TestFleetRecrawl(t *testing.T) {
 	if len(five) != 2 || five[1].ModTime == nil || !five[1].ModTime.Equal(site.mod[5]) {
 		t.Errorf("the changed page's records: %+v, want two, the second of its new time", five)
 	}
-	if s, err := q.Stats(ctx); err != nil || s.Crawl == nil || s.Crawl.Seen != pages || s.Crawl.Generation != 2 {
-		t.Errorf("Stats = %+v, %v; want crawl 2 with %d links", s.Crawl, err, pages)
+	var gone []queue.Record
+	for _, r := range readResults(t, st.Dir()) {
+		if r.URL == site.URL+"/gone.html" {
+			gone = append(gone, r)
+		}
+	}
+	if len(gone) != 2 || gone[0].Status == 0 || gone[1].Status == 0 || gone[0].Seq == 0 || gone[0].Seq == gone[1].Seq {
+		t.Errorf("the missing page's records: %+v, want two failures, one a crawl", gone)
+	}
+	if s, err := q.Stats(ctx); err != nil || s.Crawl == nil || s.Crawl.Seen != pages+1 || s.Crawl.Generation != 2 {
+		t.Errorf("Stats = %+v, %v; want crawl 2 with %d links", s.Crawl, err, pages+1)
+	}
+	clear(site.hits)
+	site.mu.Unlock()
+
+	// Crawl 3 removes crawl 1's links (its seen set) from the stream,
+	// and is crawled whole all the same.
+	if n, err := q.StartCrawl(ctx, queue.Crawl{Seeds: []string{seed}, Depth: 20}); err != nil || n != 1 {
+		t.Fatalf("StartCrawl after crawl 2 = %d, %v; want the seed queued", n, err)
+	}
+	crawlOnce(3)
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	for i := range pages {
+		if p := fmt.Sprintf("/p/%d.html", i); site.hits[p] != 1 {
+			t.Errorf("third crawl: %s requested %d times, want once more", p, site.hits[p])
+		}
+	}
+	s, err := queue.JetStreamOf(q).Stream(ctx, queue.CrawlStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.CachedInfo().State.Msgs; n != 2*(pages+1) {
+		t.Errorf("%s holds %d links after crawl 3, want those of crawls 2 and 3, %d", queue.CrawlStream, n, 2*(pages+1))
 	}
 }

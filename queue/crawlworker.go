@@ -95,7 +95,13 @@ func (r *run) crawl(ctx context.Context, par, perHost int) error {
 // after its worker died is stored once.
 func (r *run) visit(fr *Frontier) func(ctx context.Context, p *crawl.Page) error {
 	return func(ctx context.Context, p *crawl.Page) error {
-		seq, delivered, _ := fr.takenLink(p.Link.Key)
+		seq, delivered, ok := fr.takenLink(p.Link.Key)
+		if !ok && p.Link.URL != nil {
+			// A failed page is visited after its link is done: its
+			// sequence is the message's, so that a failure in a later
+			// crawl is recorded again, and once.
+			seq = fr.doneSeq(ctx, p.Link)
+		}
 		raw := p.URL.String()
 		key := Key(raw)
 		rec := Record{URL: raw, Worker: r.id, Attempts: max(delivered, 1), Seq: seq, Crawl: true}

@@ -554,6 +554,24 @@ func (f *Frontier) takenLink(key string) (seq uint64, delivered int, ok bool) {
 	return m.seq, m.delivered, true
 }
 
+// doneSeq returns the sequence of the message of l in the crawl the
+// frontier adds to, for a link done already (the crawl visits a failed
+// page after it is done); 0 when it cannot be had.
+func (f *Frontier) doneSeq(ctx context.Context, l crawl.Link) uint64 {
+	f.mu.Lock()
+	gen := f.gen
+	f.mu.Unlock()
+	s, err := f.q.js.Stream(ctx, CrawlStream)
+	if err != nil {
+		return 0
+	}
+	m, err := s.GetLastMsgForSubject(ctx, crawlSubject(gen, l))
+	if err != nil {
+		return 0
+	}
+	return m.Sequence
+}
+
 // heartbeat tells the server every third of AckWait that the links held
 // are in progress.
 func (f *Frontier) heartbeat() {

@@ -129,3 +129,69 @@ func TestQueueFleetCrawlNginx(t *testing.T) {
 		})
 	}
 }
+
+// A fleet crawl started again after it ended fetches the site again,
+// conditionally, at the real server: bench/crawl.sh's site of 100 pages on
+// nginx, three workers sharing one store. The second "fetch enqueue -r"
+// starts crawl 2; nginx's log has each unique URL requested once more,
+// each answered 304 Not Modified (If-Modified-Since from the store's
+// records), and robots.txt not again (the fleet keeps it).
+func TestQueueFleetRecrawlNginx(t *testing.T) {
+	addr, root := os.Getenv("FETCH_IT_HTTP_ADDR"), os.Getenv("FETCH_IT_HTTP_ROOT")
+	if addr == "" || root == "" {
+		if os.Getenv("FETCH_IT_REQUIRE") == "1" {
+			t.Fatal("FETCH_IT_HTTP_ADDR is not set although every server was started")
+		}
+		t.Skip("FETCH_IT_HTTP_ADDR is not set: nginx (integration_test/servers/http.sh) was not started")
+	}
+	accessLog := filepath.Join(filepath.Dir(root), "logs", "access.log")
+	const pages, workers = 100, 3
+	for _, m := range queueModes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			name := fmt.Sprintf("refleet-%s-%d", m.name, time.Now().UnixNano())
+			paths := writeTreeSite(t, filepath.Join(root, name), "/"+name+"/", pages)
+			base := "http://" + addr + "/" + name + "/"
+			q := m.fresh(t)
+			store := filepath.Join(t.TempDir(), "store") // shared by the workers
+			// crawl runs "fetch enqueue -r" and the workers; it returns
+			// nginx's statuses for each path requested meanwhile.
+			crawl := func(want string) map[string][]string {
+				t.Helper()
+				logBefore, _ := os.ReadFile(accessLog)
+				r := runFetch(t, nil, append(append([]string{"enqueue"}, q...), "-r", "-l", "100", base)...)
+				wantCode(t, r, 0, "fetch enqueue -r")
+				if !strings.Contains(string(r.Stdout), want) {
+					t.Errorf("fetch enqueue -r said %q, want %q", r.Stdout, want)
+				}
+				var cmds []*exec.Cmd
+				for range workers {
+					cmds = append(cmds, startWorker(t, q, store, "--drain", "--parallel", "4", "--per-host", "4"))
+				}
+				for i, cmd := range cmds {
+					if err := waitExit(cmd, 2*time.Minute); err != nil {
+						t.Fatalf("worker %d: %v", i, err)
+					}
+				}
+				logAfter, _ := os.ReadFile(accessLog)
+				got := map[string][]string{}
+				for _, m := range regexp.MustCompile(`"GET (\S+) HTTP/[0-9.]+" (\d+)`).FindAllStringSubmatch(string(logAfter[len(logBefore):]), -1) {
+					got[m[1]] = append(got[m[1]], m[2])
+				}
+				return got
+			}
+			first := crawl("crawl started: 1 seeds queued")
+			second := crawl("crawl 2 started: 1 seeds queued")
+			for _, p := range paths {
+				if s := first[p]; len(s) != 1 || s[0] != "200" {
+					t.Errorf("crawl 1: %s answered %v, want one 200", p, s)
+				}
+				if s := second[p]; len(s) != 1 || s[0] != "304" {
+					t.Errorf("crawl 2: %s answered %v, want one 304", p, s)
+				}
+			}
+			if len(first["/robots.txt"]) != 1 || len(first) != len(paths)+1 || len(second) != len(paths) {
+				t.Errorf("crawl 1 requested %d paths (robots.txt %d times), crawl 2 %d; want the site's %d, and robots.txt once in crawl 1", len(first), len(first["/robots.txt"]), len(second), len(paths))
+			}
+		})
+	}
+}
