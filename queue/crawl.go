@@ -119,7 +119,7 @@ func (q *Queue) StartCrawl(ctx context.Context, c Crawl) (int, error) {
 		} else {
 			_, err = kv.Create(ctx, crawlKey, data)
 		}
-		if errors.Is(err, jetstream.ErrKeyExists) {
+		if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			continue // another command wrote them meanwhile
 		}
 		if err != nil {

@@ -99,10 +99,17 @@ func (c *robotsCache) Load(ctx context.Context, host string, get func(context.Co
 			if !errors.Is(err, jetstream.ErrKeyExists) {
 				return c.alone(ctx, host, err, get)
 			}
-			continue // another worker claimed it first
+			// Another worker claimed it first (and the read before
+			// may have come from a replica that had not seen it yet).
+		}
+		if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+			return c.alone(ctx, host, err, get)
 		}
 		if err != nil {
-			return c.alone(ctx, host, err, get)
+			if !c.pause(ctx, &wait) {
+				return crawl.RobotsFile{}, ctx.Err()
+			}
+			continue
 		}
 		h, body, ok := parseRobots(e.Value())
 		age := time.Since(e.Created())
@@ -111,12 +118,9 @@ func (c *robotsCache) Load(ctx context.Context, host string, get func(context.Co
 			return crawl.RobotsFile{Status: h.Status, Body: body}, nil
 		case ok && h.Claim != "" && age < robotsClaimTTL:
 			// Another worker fetches it: wait for its file.
-			select {
-			case <-ctx.Done():
+			if !c.pause(ctx, &wait) {
 				return crawl.RobotsFile{}, ctx.Err()
-			case <-time.After(wait):
 			}
-			wait = min(2*wait, 250*time.Millisecond)
 			continue
 		}
 		// A server error kept long enough, a claim its worker left, or
@@ -125,9 +129,10 @@ func (c *robotsCache) Load(ctx context.Context, host string, get func(context.Co
 		if err == nil {
 			return c.fetch(ctx, host, key, rev, get)
 		}
-		if ctx.Err() != nil {
-			return crawl.RobotsFile{}, ctx.Err()
+		if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			return c.alone(ctx, host, err, get)
 		}
+		// Another worker replaced it first: read what it wrote.
 	}
 }
 
@@ -158,17 +163,31 @@ func (c *robotsCache) fetch(ctx context.Context, host, key string, rev uint64, g
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err != nil {
-		if derr := c.kv.Delete(wctx, key, jetstream.LastRevision(rev)); derr != nil && !errors.Is(derr, jetstream.ErrKeyExists) {
+		if derr := c.kv.Delete(wctx, key, jetstream.LastRevision(rev)); derr != nil && !errors.Is(derr, jetstream.ErrKeyRevisionMismatch) {
 			c.logf("robots.txt of %s: removing the claim: %v", host, derr)
 		}
 		return f, err
 	}
 	hdr, _ := json.Marshal(robotsHeader{Status: f.Status})
 	v := append(append(hdr, '\n'), f.Body...)
-	if _, uerr := c.kv.Update(wctx, key, v, rev); uerr != nil && !errors.Is(uerr, jetstream.ErrKeyExists) {
+	if _, uerr := c.kv.Update(wctx, key, v, rev); uerr != nil && !errors.Is(uerr, jetstream.ErrKeyRevisionMismatch) {
 		c.logf("robots.txt of %s: keeping it for the fleet: %v", host, uerr)
 	}
 	return f, nil
+}
+
+// pause waits *wait, doubled each time up to 250 ms; false when ctx ended
+// first.
+func (c *robotsCache) pause(ctx context.Context, wait *time.Duration) bool {
+	t := time.NewTimer(*wait)
+	defer t.Stop()
+	*wait = min(2**wait, 250*time.Millisecond)
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // alone fetches host's file without the bucket, which failed with err.

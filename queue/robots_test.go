@@ -2,6 +2,8 @@ package queue_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -72,5 +74,23 @@ func TestRobotsCacheOnceAcrossWorkers(t *testing.T) {
 	}
 	if calls != 2 {
 		t.Errorf("%d fetches, want 2: the failure kept nothing, the 404 was kept", calls)
+	}
+
+	// A value that is none of ours is fetched again and replaced.
+	kv, err := queue.JetStreamOf(q).KeyValue(ctx, queue.RobotsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256([]byte("http://c.example:80"))
+	if _, err := kv.Put(ctx, "r"+hex.EncodeToString(h[:16]), []byte("garbage")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if f, err := caches[i].Load(ctx, "http://c.example:80", notFound); err != nil || f.Status != 404 {
+			t.Errorf("over a foreign value, load %d: %+v, %v; want the 404 fetched", i, f, err)
+		}
+	}
+	if calls != 3 {
+		t.Errorf("%d fetches, want 3: the foreign value replaced once", calls)
 	}
 }
