@@ -356,3 +356,45 @@ func TestFleetRecrawl(t *testing.T) {
 		t.Errorf("%s holds %d links after crawl 3, want those of crawls 2 and 3, %d", queue.CrawlStream, n, 2*(pages+1))
 	}
 }
+
+// Commands starting a crawl at once start one: the others extend it, and
+// its settings keep every command's seed. Four StartCrawl calls, each
+// with a seed of its own, on a new queue make crawl 1 with the four
+// seeds; four more after it ended make crawl 2 (not 3 or 5), with the
+// four seeds again.
+func TestStartCrawlAtOnce(t *testing.T) {
+	site := newModSite(t, 4)
+	q := open(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := queue.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []int{1, 2} {
+		queued := make([]int, 4)
+		errs := make([]error, 4)
+		var wg sync.WaitGroup
+		for i := range queued {
+			wg.Go(func() {
+				queued[i], errs[i] = q.StartCrawl(ctx, queue.Crawl{Seeds: []string{fmt.Sprintf("%s/p/%d.html", site.URL, i)}})
+			})
+		}
+		wg.Wait()
+		total := 0
+		for i, n := range queued {
+			if errs[i] != nil {
+				t.Fatalf("StartCrawl %d: %v", i, errs[i])
+			}
+			total += n
+		}
+		c, _, err := q.CurrentCrawl(ctx)
+		if err != nil || c.Generation != want || total != 4 || len(c.Seeds) != 4 {
+			t.Errorf("four StartCrawl at once: crawl %d (%v) with seeds %q, %d queued; want crawl %d, the 4 seeds, each queued", c.Generation, err, c.Seeds, total, want)
+		}
+		w := &queue.Worker{Queue: q, Client: client(t), Store: st, Drain: true}
+		if err := w.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
