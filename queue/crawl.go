@@ -57,7 +57,9 @@ const crawlKey = "crawl"
 // (every link it queued done), c is a new crawl, of the next Generation,
 // with a seen set of its own: its seeds and every page they lead to are
 // crawled again, conditionally on what the worker's store holds of them
-// (see Worker). The seen set of the crawl before the last is then
+// (If-Modified-Since from a page's last record when its body is in the
+// store; the links of a page the server reports unchanged are read from
+// that body). The seen set of the crawl before the last is then
 // removed. StartCrawl queues the seeds not crawled before in the crawl,
 // and returns how many it queued; CurrentCrawl tells which crawl it is.
 func (q *Queue) StartCrawl(ctx context.Context, c Crawl) (int, error) {
