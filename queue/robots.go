@@ -43,6 +43,9 @@ type robotsCache struct {
 	kv   jetstream.KeyValue
 	id   string // the worker's, in its claims
 	logf func(format string, args ...any)
+	// claimTTL and errorTTL are robotsClaimTTL and robotsErrorTTL (a
+	// test shortens them).
+	claimTTL, errorTTL time.Duration
 }
 
 // robotsHeader is the first line of a value of FETCH_ROBOTS: a claim, or
@@ -72,7 +75,7 @@ func (q *Queue) openRobots(ctx context.Context, id string, logf func(string, ...
 	if err != nil {
 		return nil, fmt.Errorf("queue: bucket %s: %w", RobotsBucket, err)
 	}
-	return &robotsCache{kv: kv, id: id, logf: logf}, nil
+	return &robotsCache{kv: kv, id: id, logf: logf, claimTTL: robotsClaimTTL, errorTTL: robotsErrorTTL}, nil
 }
 
 // robotsKey is the key of host's file.
@@ -114,9 +117,9 @@ func (c *robotsCache) Load(ctx context.Context, host string, get func(context.Co
 		h, body, ok := parseRobots(e.Value())
 		age := time.Since(e.Created())
 		switch {
-		case ok && h.Claim == "" && (h.Status < 500 || age < robotsErrorTTL):
+		case ok && h.Claim == "" && (h.Status < 500 || age < c.errorTTL):
 			return crawl.RobotsFile{Status: h.Status, Body: body}, nil
-		case ok && h.Claim != "" && age < robotsClaimTTL:
+		case ok && h.Claim != "" && age < c.claimTTL:
 			// Another worker fetches it: wait for its file.
 			if !c.pause(ctx, &wait) {
 				return crawl.RobotsFile{}, ctx.Err()
@@ -144,7 +147,7 @@ func (c *robotsCache) fetch(ctx context.Context, host, key string, rev uint64, g
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(robotsClaimTTL / 3)
+		t := time.NewTicker(c.claimTTL / 3)
 		defer t.Stop()
 		for {
 			select {

@@ -24,7 +24,7 @@ func TestRobotsCacheOnceAcrossWorkers(t *testing.T) {
 	defer cancel()
 	caches := make([]crawl.RobotsCache, 5)
 	for i := range caches {
-		c, err := queue.RobotsCacheOf(ctx, q, fmt.Sprintf("w%d", i))
+		c, err := queue.RobotsCacheOf(ctx, q, fmt.Sprintf("w%d", i), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,5 +92,47 @@ func TestRobotsCacheOnceAcrossWorkers(t *testing.T) {
 	}
 	if calls != 3 {
 		t.Errorf("%d fetches, want 3: the foreign value replaced once", calls)
+	}
+}
+
+// A claim whose worker died (it is not renewed) is taken over once it is
+// older than the claim's TTL, and a server error (5xx) is fetched again
+// once older than its TTL; a file renewed meanwhile is not.
+func TestRobotsCacheClaimTakenOver(t *testing.T) {
+	q := open(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const ttl = 300 * time.Millisecond
+	c, err := queue.RobotsCacheOf(ctx, q, "survivor", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := queue.JetStreamOf(q).KeyValue(ctx, queue.RobotsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256([]byte("http://d.example:80"))
+	if _, err := kv.Create(ctx, "r"+hex.EncodeToString(h[:16]), []byte(`{"claim":"dead"}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	calls := 0
+	down := func(ctx context.Context) (crawl.RobotsFile, error) {
+		calls++
+		return crawl.RobotsFile{Status: 503}, nil
+	}
+	f, err := c.Load(ctx, "http://d.example:80", down)
+	if err != nil || f.Status != 503 || calls != 1 {
+		t.Fatalf("over a dead worker's claim: %+v, %v, %d fetches; want the 503 fetched once", f, err, calls)
+	}
+	if waited := time.Since(start); waited < ttl {
+		t.Errorf("the claim was taken over after %v, before its TTL %v", waited, ttl)
+	}
+	if f, err := c.Load(ctx, "http://d.example:80", down); err != nil || f.Status != 503 || calls != 1 {
+		t.Errorf("a fresh 503: %+v, %v, %d fetches; want it kept", f, err, calls)
+	}
+	time.Sleep(ttl)
+	if f, err := c.Load(ctx, "http://d.example:80", down); err != nil || f.Status != 503 || calls != 2 {
+		t.Errorf("a 503 past its TTL: %+v, %v, %d fetches; want it fetched again", f, err, calls)
 	}
 }
