@@ -16,11 +16,12 @@ import (
 const addBatch = 256
 
 // extraction finds the links of one resource as its body is read: the
-// bytes Visit and the crawl read go through a pipe to a reader of links
-// (HTML, or the handler's BodyLister), or, for a directory listed as a
-// resource, each entry is a link as it is rendered. The links go to the
-// frontier as they are found, a few hundred at a time, so that a page of
-// a million links is never held whole.
+// bytes Visit and the crawl read go to a reader of links (HTML, or the
+// handler's BodyLister), gathered while the body is small (see syncMax),
+// else through a pipe as they come; or, for a directory listed as a
+// resource, each entry is a link as it is rendered. The links of a longer
+// body go to the frontier as they are found, a few hundred at a time, so
+// that a page of a million links is never held whole.
 type extraction struct {
 	cr   *crawl
 	ctx  context.Context
