@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 scripts=("$@")
 if [ ${#scripts[@]} -eq 0 ]; then
-	scripts=(start https small-https small bulk crawl crawlmem queue latency parse many)
+	scripts=(start https small-https small bulk crawl crawlmem queue fleetcrawl latency parse many)
 fi
 export FETCH_BIN=${FETCH_BIN:-$(mktemp -d /tmp/fetch-all.XXXXXX)/fetch}
 if [ ! -x "$FETCH_BIN" ]; then
