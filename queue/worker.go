@@ -219,13 +219,16 @@ func (r *run) empty(ctx context.Context) bool {
 func (r *run) handle(ctx context.Context, d *delivery) error {
 	msg := d.msg
 	if d.lease != nil {
-		defer d.lease.release(context.WithoutCancel(ctx))
+		defer r.release(ctx, d)
 	}
 	if d.jobErr != nil {
 		// Not a job: nothing to fetch or to retry.
 		r.logf("terminating job %d: %v", d.seq, d.jobErr)
 		msg.Term()
 		return nil
+	}
+	if d.batch != nil {
+		return r.handleBatch(ctx, d)
 	}
 	job := d.job
 	// Deliveries handed back for want of a host slot are no tries.
@@ -331,6 +334,15 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 		return r.finish(ctx, d, key, rec, nil, nil)
 	}
 	return r.finish(ctx, d, key, rec, sp, ferr)
+}
+
+// release frees d's host slot, closing first the Client's idle
+// connections to its host, so that the connections this worker keeps
+// open to a host stay within the slots it holds: --per-host across the
+// fleet bounds idle connections too.
+func (r *run) release(ctx context.Context, d *delivery) {
+	r.w.Client.CloseIdle(d.addr)
+	d.lease.release(context.WithoutCancel(ctx))
 }
 
 // address is the host:port a fetch of u connects to, for its lease: the

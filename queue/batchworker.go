@@ -1,0 +1,281 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
+)
+
+// batchJob is the state of one job of a batch delivery.
+type batchJob struct {
+	u      *url.URL
+	since  time.Time // a recrawl's condition
+	prev   seenJob   // the store's last record of its URL
+	tries  int       // fetches in this delivery
+	stored bool      // in the store already, by an earlier delivery
+	rec    Record
+	sp     *spool
+	err    error // its failure, recorded
+}
+
+// handleBatch processes one delivery of a batch (see batch.go): its jobs
+// one after the other on the batch's host slot, a transient failure tried
+// again here after the retry policy's delay while the worker holds the
+// message (a delivery again means only that a worker died or stopped),
+// then one commit point, one store of every record, one message of
+// results and one acknowledgement. The jobs a redelivered batch finds in
+// the store (the same key and sequence) are not fetched again. Only a
+// failure of the store is returned.
+func (r *run) handleBatch(ctx context.Context, d *delivery) error {
+	msg := d.msg
+	keys := make([]string, len(d.batch))
+	for i, j := range d.batch {
+		keys[i] = Key(j.URL)
+	}
+	prev, known, err := r.w.Store.lastAll(keys)
+	if err != nil {
+		msg.Nak()
+		return err
+	}
+	if d.bad > 0 {
+		r.logf("batch %d: %d malformed jobs left out", d.seq, d.bad)
+	}
+	tries, maxD := d.attempts(), r.w.Queue.opts.maxDeliver()
+	out := make([]batchJob, len(d.batch))
+	var todo []int
+	for i, job := range d.batch {
+		b := &out[i]
+		b.prev = prev[i]
+		b.rec = Record{URL: job.URL, Worker: r.id, Attempts: tries, Waits: d.waits, Seq: d.seq}
+		if known[i] && prev[i].seq == d.seq && !prev[i].crawl {
+			// Stored by an earlier delivery of this batch, whose worker
+			// died or stopped before the acknowledgement.
+			b.stored = true
+			b.rec.Status, b.rec.Kind, b.rec.ModTime = prev[i].status, prev[i].kind, prev[i].modTime
+			continue
+		}
+		if tries > maxD {
+			b.err = fetch.Errorf(fetch.Incomplete, "delivered %d times without an outcome (at most %d)", tries, maxD)
+			continue
+		}
+		u, perr := parser.Parse(job.URL)
+		switch {
+		case perr != nil:
+			shown := "a malformed URL"
+			var ue *url.Error
+			if errors.As(perr, &ue) {
+				shown = ue.Input
+			}
+			b.err = &fetch.Error{Op: "fetch", URL: shown, Kind: fetch.Malformed, Err: perr}
+		case len(u.Host) > maxHost:
+			b.err = fetch.Errorf(fetch.Malformed, "a host of %d bytes (at most %d)", len(u.Host), maxHost)
+		case r.address(u) != d.addr:
+			// Its batch's lease is for another address.
+			b.err = fetch.Errorf(fetch.Malformed, "a job of another host than its batch's")
+		default:
+			b.u = u
+			if known[i] && prev[i].modTime != nil && prev[i].status == 0 {
+				b.since = *prev[i].modTime
+			}
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) > 0 {
+		d.commit = true
+		if d.delivered > 1 {
+			if d.claim, err = r.w.Queue.claim(ctx, d.key, d.seq, r.id); err != nil {
+				r.logf("%v; the batch goes back to the queue", err)
+				r.handBack(context.WithoutCancel(ctx), d, time.Second)
+				return nil
+			}
+		}
+		if !r.fetchBatch(ctx, d, out, todo) {
+			return nil
+		}
+	}
+	return r.finishBatch(ctx, d, keys, out)
+}
+
+// fetchBatch fetches the jobs todo of d, in turn, each transient failure
+// tried again after its delay (the other jobs fetched meanwhile) until the
+// job's last try. It reports false when it gave the batch up: the worker
+// stopping (the batch handed back at once) or its lease lost (handed back
+// counted as a wait); what it fetched is then discarded.
+func (r *run) fetchBatch(ctx context.Context, d *delivery, out []batchJob, todo []int) bool {
+	busy, stopBusy := context.WithCancelCause(ctx)
+	defer stopBusy(nil)
+	go heartbeat(busy, d.msg, r.w.Queue.opts.ackWait()/3)
+	if d.lease != nil {
+		go d.lease.keep(busy, func(err error) { stopBusy(err) })
+	}
+	type try struct {
+		i   int
+		due time.Time
+	}
+	queue := make([]try, len(todo))
+	for k, i := range todo {
+		queue[k] = try{i: i}
+	}
+	tries, maxD := d.attempts(), r.w.Queue.opts.maxDeliver()
+	for len(queue) > 0 && busy.Err() == nil {
+		next := 0
+		for k, t := range queue {
+			if t.due.Before(queue[next].due) {
+				next = k
+			}
+		}
+		t := queue[next]
+		if wait := time.Until(t.due); wait > 0 {
+			timer := time.NewTimer(wait)
+			select {
+			case <-busy.Done():
+				timer.Stop()
+				continue
+			case <-timer.C:
+			}
+		}
+		queue = append(queue[:next], queue[next+1:]...)
+		b, job := &out[t.i], d.batch[t.i]
+		b.tries++
+		fctx, cancel := busy, context.CancelFunc(func() {})
+		maxTime := job.MaxTime
+		if maxTime == 0 {
+			maxTime = r.w.MaxTime
+		}
+		if maxTime > 0 {
+			fctx, cancel = context.WithTimeout(busy, maxTime)
+		}
+		sp, ferr := r.fetch(fctx, b.u, job, b.since, &b.rec)
+		cancel()
+		if busy.Err() != nil {
+			if sp != nil {
+				sp.discard()
+			}
+			break
+		}
+		attempt := tries - 1 + b.tries
+		b.rec.Attempts = attempt
+		if ferr != nil && attempt < maxD {
+			if delay, ok := r.retry().Wait(nil, attempt, ferr); ok {
+				r.w.Metrics.add(func(s *MetricsSnapshot) { s.Retried++ })
+				queue = append(queue, try{t.i, time.Now().Add(delay)})
+				continue
+			}
+		}
+		if ferr != nil && fetch.KindOf(ferr) == fetch.NotModified {
+			// Unchanged since the last crawl: the body stored then stays.
+			b.rec.ModTime = b.prev.modTime
+			b.rec.Kind = kindName(ferr)
+			b.rec.Body = Key(job.URL)
+			continue
+		}
+		b.sp, b.err = sp, ferr
+	}
+	if busy.Err() == nil {
+		return true
+	}
+	for i := range out {
+		if out[i].sp != nil {
+			out[i].sp.discard()
+			out[i].sp = nil
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		d.msg.Nak() // stopping: at once for another worker
+	case errors.Is(context.Cause(busy), errLeaseLost):
+		r.logf("batch %d: %v; the batch goes back to the queue", d.seq, context.Cause(busy))
+		r.handBack(context.WithoutCancel(ctx), d, time.Second)
+	}
+	return false
+}
+
+// finishBatch passes the batch's commit point, stores the records of its
+// jobs not stored before, publishes every record in one message and
+// acknowledges the batch.
+func (r *run) finishBatch(ctx context.Context, d *delivery, keys []string, out []batchJob) error {
+	msg := d.msg
+	if d.waits > 0 {
+		defer r.w.Queue.waits.Delete(context.WithoutCancel(ctx), r.w.Queue.jobKey(d.key, d.seq))
+	}
+	discard := func() {
+		for i := range out {
+			if out[i].sp != nil {
+				out[i].sp.discard()
+			}
+		}
+	}
+	var items []storeItem
+	recs := make([]Record, len(out))
+	for i := range out {
+		b := &out[i]
+		if !b.stored {
+			if b.err != nil {
+				b.rec.Status = r.status(b.err)
+				b.rec.Kind = kindName(b.err)
+				b.rec.Error = b.err.Error()
+			} else if b.rec.Kind == "" {
+				b.rec.Kind = "file"
+			}
+			if b.sp != nil {
+				b.rec.Body = keys[i]
+			}
+			items = append(items, storeItem{keys[i], &b.rec, b.sp})
+		}
+	}
+	if d.commit {
+		if err := r.commit(ctx, d, d.key); err != nil {
+			discard()
+			if errors.Is(err, errFenced) {
+				r.w.Metrics.add(func(s *MetricsSnapshot) { s.Fenced += uint64(len(items)) })
+				r.logf("batch %d: %v", d.seq, err)
+				return nil
+			}
+			msg.Nak() // stopping
+			return nil
+		}
+	}
+	stored, err := r.w.Store.commitAll(items)
+	if err != nil {
+		msg.Nak()
+		return err
+	}
+	for i := range out {
+		recs[i] = out[i].rec
+	}
+	// Stored: the results are published until they are, the batch held
+	// meanwhile (see finish).
+	var retry backoff
+	for {
+		err := r.w.Queue.publishResults(ctx, d.key, d.seq, recs)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			msg.Nak()
+			return nil
+		}
+		wait := retry.next()
+		r.logf("publishing the results of batch %d: %v; again in %v", d.seq, err, wait.Round(time.Millisecond))
+		msg.InProgress()
+		select {
+		case <-ctx.Done():
+			msg.Nak()
+			return nil
+		case <-time.After(wait):
+		}
+	}
+	if err := msg.Ack(); err != nil {
+		r.logf("acknowledging batch %d: %v", d.seq, err)
+	}
+	for k, it := range items {
+		if stored[k] {
+			r.w.Metrics.record(*it.rec)
+			r.onResult(*it.rec)
+		}
+	}
+	return nil
+}
