@@ -123,16 +123,18 @@ func jsWrites(t *testing.T, q *Queue) uint64 {
 }
 
 // TestBatchWrites: 256 jobs of one host are 4 messages of 64, and
-// fetching them costs a few writes a batch, not a few a job: at most 4
-// a batch (a lease's create and delete, a claim, a result message) and
-// one acknowledgement. One job a message (Batch 1, before batches) costs
+// fetching them costs a few writes a batch, not a few a job: 4 a batch
+// (a lease's create and delete, a claim, a result message) and one
+// acknowledgement, and 2 for each lane a batch opens beside its own (a
+// lease's create and delete; at most --per-host - 1 a batch here, where
+// no job is retried). One job a message (Batch 1, before batches) costs
 // four a job.
 func TestBatchWrites(t *testing.T) {
 	for _, tt := range []struct {
 		batch, msgs int
 		maxWrites   uint64
 	}{
-		{0, 4, 4 * 4},
+		{0, 4, 4*4 + 2*3*4},
 		{1, 256, 4 * 256},
 	} {
 		t.Run(fmt.Sprint("batch=", tt.batch), func(t *testing.T) {
@@ -372,5 +374,60 @@ func TestIdleConnsWithinPerHost(t *testing.T) {
 	}
 	if n := open.Load(); n > 2 {
 		t.Errorf("%d connections open to the host after both workers freed their slots, want at most --per-host 2", n)
+	}
+}
+
+// TestBatchLanes: one host's batch of 20 jobs is fetched as many at once
+// as --per-host allows, on the worker's free fetch slots (4 here), never
+// more: lanes beside the batch's own, each with a lease of its own.
+func TestBatchLanes(t *testing.T) {
+	var active, peak atomic.Int32
+	four := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := active.Add(1)
+		defer active.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		if n == 4 {
+			once.Do(func() { close(four) })
+		}
+		select { // the first requests wait until four run at once
+		case <-four:
+		case <-time.After(5 * time.Second):
+		}
+		fmt.Fprintf(w, "body of %s\n", r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	q, err := Open(ctx, Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	var urls []string
+	for i := range 20 {
+		urls = append(urls, fmt.Sprintf("%s/l/%d", srv.URL, i))
+	}
+	if _, _, err := q.Enqueue(ctx, seqOf(urls)); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastSeq(t, q, JobStream); got != 1 {
+		t.Fatalf("%d messages, want one batch", got)
+	}
+	st, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Worker{Queue: q, Client: testClient(t), Store: st, Parallel: 8, PerHost: 4, Drain: true}
+	if err := w.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(storeLines(t, st.Dir())); got != 20 {
+		t.Errorf("%d records, want 20", got)
+	}
+	if p := peak.Load(); p != 4 {
+		t.Errorf("%d requests at once to the host, want --per-host 4", p)
 	}
 }

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -99,11 +100,16 @@ func (r *run) handleBatch(ctx context.Context, d *delivery) error {
 	return r.finishBatch(ctx, d, keys, out)
 }
 
-// fetchBatch fetches the jobs todo of d, in turn, each transient failure
-// tried again after its delay (the other jobs fetched meanwhile) until the
-// job's last try. It reports false when it gave the batch up: the worker
-// stopping (the batch handed back at once) or its lease lost (handed back
-// counted as a wait); what it fetched is then discarded.
+// fetchBatch fetches the jobs todo of d, each transient failure tried
+// again after its delay (the other jobs fetched meanwhile) until the
+// job's last try. The batch's own fetch slot and lease make one lane;
+// while jobs are ready it opens more lanes, each on a fetch slot free in
+// this worker and one more lease of the host (up to --per-host), so that
+// one host's batch is fetched as many at once as a host's jobs one a
+// message would be; a lane closes when nothing is ready for it. It
+// reports false when it gave the batch up: the worker stopping (the batch
+// handed back at once) or a lease lost (handed back counted as a wait);
+// what it fetched is then discarded.
 func (r *run) fetchBatch(ctx context.Context, d *delivery, out []batchJob, todo []int) bool {
 	busy, stopBusy := context.WithCancelCause(ctx)
 	defer stopBusy(nil)
@@ -111,69 +117,13 @@ func (r *run) fetchBatch(ctx context.Context, d *delivery, out []batchJob, todo 
 	if d.lease != nil {
 		go d.lease.keep(busy, func(err error) { stopBusy(err) })
 	}
-	type try struct {
-		i   int
-		due time.Time
-	}
-	queue := make([]try, len(todo))
+	br := &batchRun{r: r, d: d, out: out, busy: busy, stop: stopBusy, changed: make(chan struct{}, 1), lanes: 1}
+	br.queue = make([]batchTry, len(todo))
 	for k, i := range todo {
-		queue[k] = try{i: i}
+		br.queue[k] = batchTry{i: i}
 	}
-	tries, maxD := d.attempts(), r.w.Queue.opts.maxDeliver()
-	for len(queue) > 0 && busy.Err() == nil {
-		next := 0
-		for k, t := range queue {
-			if t.due.Before(queue[next].due) {
-				next = k
-			}
-		}
-		t := queue[next]
-		if wait := time.Until(t.due); wait > 0 {
-			timer := time.NewTimer(wait)
-			select {
-			case <-busy.Done():
-				timer.Stop()
-				continue
-			case <-timer.C:
-			}
-		}
-		queue = append(queue[:next], queue[next+1:]...)
-		b, job := &out[t.i], d.batch[t.i]
-		b.tries++
-		fctx, cancel := busy, context.CancelFunc(func() {})
-		maxTime := job.MaxTime
-		if maxTime == 0 {
-			maxTime = r.w.MaxTime
-		}
-		if maxTime > 0 {
-			fctx, cancel = context.WithTimeout(busy, maxTime)
-		}
-		sp, ferr := r.fetch(fctx, b.u, job, b.since, &b.rec)
-		cancel()
-		if busy.Err() != nil {
-			if sp != nil {
-				sp.discard()
-			}
-			break
-		}
-		attempt := tries - 1 + b.tries
-		b.rec.Attempts = attempt
-		if ferr != nil && attempt < maxD {
-			if delay, ok := r.retry().Wait(nil, attempt, ferr); ok {
-				r.w.Metrics.add(func(s *MetricsSnapshot) { s.Retried++ })
-				queue = append(queue, try{t.i, time.Now().Add(delay)})
-				continue
-			}
-		}
-		if ferr != nil && fetch.KindOf(ferr) == fetch.NotModified {
-			// Unchanged since the last crawl: the body stored then stays.
-			b.rec.ModTime = b.prev.modTime
-			b.rec.Kind = kindName(ferr)
-			b.rec.Body = Key(job.URL)
-			continue
-		}
-		b.sp, b.err = sp, ferr
-	}
+	br.primary()
+	br.wg.Wait()
 	if busy.Err() == nil {
 		return true
 	}
@@ -191,6 +141,207 @@ func (r *run) fetchBatch(ctx context.Context, d *delivery, out []batchJob, todo 
 		r.handBack(context.WithoutCancel(ctx), d, time.Second)
 	}
 	return false
+}
+
+// batchTry is a job of a batch to fetch, not before due.
+type batchTry struct {
+	i   int
+	due time.Time
+}
+
+// batchRun is the fetching of one batch delivery's jobs, in lanes.
+type batchRun struct {
+	r    *run
+	d    *delivery
+	out  []batchJob
+	busy context.Context
+	stop context.CancelCauseFunc
+	wg   sync.WaitGroup // the lanes beside the first
+
+	mu       sync.Mutex
+	queue    []batchTry
+	inflight int // jobs being fetched
+	lanes    int
+	full     time.Time     // no lease to be had until then
+	changed  chan struct{} // a job was fetched
+}
+
+// next takes the job due first, if its time has come; else it returns
+// how long until it comes (0 with ok false: nothing queued).
+func (br *batchRun) next() (t batchTry, wait time.Duration, ok bool) {
+	br.mu.Lock()
+	defer br.mu.Unlock()
+	if len(br.queue) == 0 {
+		return t, 0, false
+	}
+	k := 0
+	for j, q := range br.queue {
+		if q.due.Before(br.queue[k].due) {
+			k = j
+		}
+	}
+	if w := time.Until(br.queue[k].due); w > 0 {
+		return t, w, false
+	}
+	t = br.queue[k]
+	br.queue = append(br.queue[:k], br.queue[k+1:]...)
+	br.inflight++
+	return t, 0, true
+}
+
+// primary is the batch's own lane: it fetches until every job is done or
+// the batch is given up, waiting for the retries' delays, and opens
+// other lanes while jobs are ready.
+func (br *batchRun) primary() {
+	for br.busy.Err() == nil {
+		t, wait, ok := br.next()
+		if ok {
+			br.grow()
+			br.fetch(t)
+			continue
+		}
+		br.mu.Lock()
+		idle := len(br.queue) == 0 && br.inflight == 0
+		br.mu.Unlock()
+		if idle {
+			return
+		}
+		var timer <-chan time.Time
+		var tm *time.Timer
+		if wait > 0 {
+			tm = time.NewTimer(wait)
+			timer = tm.C
+		}
+		select {
+		case <-br.busy.Done():
+		case <-br.changed:
+		case <-timer:
+		}
+		if tm != nil {
+			tm.Stop()
+		}
+	}
+}
+
+// grow opens lanes while a job is ready for another, a fetch slot of
+// the worker is free and a lease of the host can be had at once.
+func (br *batchRun) grow() {
+	for br.growOne() {
+	}
+}
+
+// growOne opens one lane, if it can, and reports whether it did.
+func (br *batchRun) growOne() bool {
+	r := br.r
+	br.mu.Lock()
+	ready := 0
+	for _, q := range br.queue {
+		if !q.due.After(time.Now()) {
+			ready++
+		}
+	}
+	// Lanes not fetching now take a ready job each first.
+	room := ready > br.lanes-br.inflight && br.lanes < r.leases.perHost && r.idle != nil && time.Now().After(br.full)
+	br.mu.Unlock()
+	if !room {
+		return false
+	}
+	select {
+	case <-r.idle:
+	default:
+		return false // every fetch slot busy
+	}
+	var l *lease
+	if br.d.addr != "" {
+		var err error
+		if l, err = r.leases.acquire(br.busy, br.d.addr); err != nil {
+			// The host's slots are taken (or the queue failed: the
+			// lanes open go on): no other try for a while, so that a
+			// busy host costs no request a job.
+			r.freeSlot()
+			br.mu.Lock()
+			br.full = time.Now().Add(250 * time.Millisecond)
+			br.mu.Unlock()
+			return false
+		}
+	}
+	br.mu.Lock()
+	br.lanes++
+	br.mu.Unlock()
+	br.wg.Go(func() {
+		defer r.freeSlot()
+		if l != nil {
+			go l.keep(br.busy, func(err error) { br.stop(err) })
+			defer func() {
+				r.w.Client.CloseIdle(br.d.addr)
+				l.release(context.WithoutCancel(br.busy))
+			}()
+		}
+		defer func() {
+			br.mu.Lock()
+			br.lanes--
+			br.mu.Unlock()
+		}()
+		for br.busy.Err() == nil {
+			t, _, ok := br.next()
+			if !ok {
+				return
+			}
+			br.fetch(t)
+		}
+	})
+	return true
+}
+
+// fetch fetches the job of t once: its outcome, or its next try queued.
+func (br *batchRun) fetch(t batchTry) {
+	r, d := br.r, br.d
+	b, job := &br.out[t.i], d.batch[t.i]
+	defer func() {
+		br.mu.Lock()
+		br.inflight--
+		br.mu.Unlock()
+		select {
+		case br.changed <- struct{}{}:
+		default:
+		}
+	}()
+	b.tries++
+	fctx, cancel := br.busy, context.CancelFunc(func() {})
+	maxTime := job.MaxTime
+	if maxTime == 0 {
+		maxTime = r.w.MaxTime
+	}
+	if maxTime > 0 {
+		fctx, cancel = context.WithTimeout(br.busy, maxTime)
+	}
+	sp, ferr := r.fetch(fctx, b.u, job, b.since, &b.rec)
+	cancel()
+	if br.busy.Err() != nil {
+		if sp != nil {
+			sp.discard()
+		}
+		return
+	}
+	attempt := br.d.attempts() - 1 + b.tries
+	b.rec.Attempts = attempt
+	if ferr != nil && attempt < r.w.Queue.opts.maxDeliver() {
+		if delay, ok := r.retry().Wait(nil, attempt, ferr); ok {
+			r.w.Metrics.add(func(s *MetricsSnapshot) { s.Retried++ })
+			br.mu.Lock()
+			br.queue = append(br.queue, batchTry{t.i, time.Now().Add(delay)})
+			br.mu.Unlock()
+			return
+		}
+	}
+	if ferr != nil && fetch.KindOf(ferr) == fetch.NotModified {
+		// Unchanged since the last crawl: the body stored then stays.
+		b.rec.ModTime = b.prev.modTime
+		b.rec.Kind = kindName(ferr)
+		b.rec.Body = Key(job.URL)
+		return
+	}
+	b.sp, b.err = sp, ferr
 }
 
 // finishBatch passes the batch's commit point, stores the records of its

@@ -99,6 +99,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	// buffer where a slow or reconnecting worker could drop it.
 	idle := make(chan struct{}, par)
 	freed := make(chan struct{}, 1)
+	r.idle, r.freed = idle, freed
 	msgs := make(chan *delivery)
 	var wg sync.WaitGroup
 	for range par {
@@ -108,11 +109,7 @@ func (w *Worker) Run(ctx context.Context) error {
 				if err := r.handle(ctx, d); err != nil {
 					cancel(err)
 				}
-				idle <- struct{}{}
-				select {
-				case freed <- struct{}{}:
-				default:
-				}
+				r.freeSlot()
 			}
 		})
 	}
@@ -163,8 +160,19 @@ type run struct {
 	w      *Worker
 	id     string
 	leases *leases
+	idle   chan struct{} // a token per free fetch slot (see Run)
+	freed  chan struct{} // told when a slot frees
 
 	resultMu sync.Mutex // serializes the calls of w.OnResult
+}
+
+// freeSlot gives a fetch slot back, and tells the dispatcher.
+func (r *run) freeSlot() {
+	r.idle <- struct{}{}
+	select {
+	case r.freed <- struct{}{}:
+	default:
+	}
 }
 
 // backoff is the delay between tries after a failure of the queue: from
