@@ -431,3 +431,38 @@ func TestBatchLanes(t *testing.T) {
 		t.Errorf("%d requests at once to the host, want --per-host 4", p)
 	}
 }
+
+// TestLeaseKeptForTheHostsNextJob: a job's host slot goes to the next
+// job of the host waiting in the worker, not freed and taken again (a
+// delete and a create a job): 40 jobs one a message, --per-host 1, cost
+// far fewer than 80 writes to the lease bucket.
+func TestLeaseKeptForTheHostsNextJob(t *testing.T) {
+	site := newBatchSite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	q, err := Open(ctx, Options{StateDir: t.TempDir(), Batch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if _, _, err := q.Enqueue(ctx, seqOf(site.urls(40))); err != nil {
+		t.Fatal(err)
+	}
+	before := lastSeq(t, q, "KV_"+HostBucket)
+	st, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Worker{Queue: q, Client: testClient(t), Store: st, Parallel: 4, PerHost: 1, Drain: true}
+	if err := w.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(storeLines(t, st.Dir())); got != 40 {
+		t.Errorf("%d records, want 40", got)
+	}
+	writes := lastSeq(t, q, "KV_"+HostBucket) - before
+	t.Logf("%d lease writes for 40 jobs", writes)
+	if writes > 20 {
+		t.Errorf("%d writes to the lease bucket for 40 jobs of one host, want at most 20", writes)
+	}
+}

@@ -254,7 +254,9 @@ func (br *batchRun) growOne() bool {
 	var l *lease
 	if br.d.addr != "" {
 		var err error
-		if l, err = r.leases.acquire(br.busy, br.d.addr); err != nil {
+		if l = r.leases.unpark(br.busy, br.d.addr); l != nil {
+			// A slot another job of the host left parked.
+		} else if l, err = r.leases.acquire(br.busy, br.d.addr); err != nil {
 			// The host's slots are taken (or the queue failed: the
 			// lanes open go on): no other try for a while, so that a
 			// busy host costs no request a job.

@@ -142,6 +142,12 @@ func (ds *dispatcher) offer(ctx context.Context, d *delivery) {
 // whether it did. A failure of the queue other than a full host hands the
 // job back.
 func (ds *dispatcher) try(ctx context.Context, d *delivery) bool {
+	if l := ds.r.leases.unpark(ctx, d.addr); l != nil {
+		// The slot of a job of the host that ended: no write.
+		d.lease = l
+		ds.send(d)
+		return true
+	}
 	l, err := ds.r.leases.acquire(ctx, d.addr)
 	if errors.Is(err, errNoSlot) {
 		return false
@@ -251,6 +257,9 @@ func (r *run) take(ctx context.Context, idle chan struct{}, freed <-chan struct{
 		default:
 		}
 		ds.retry(ctx)
+		// A slot parked by a job that ended is freed unless a job of
+		// its host waits here for it.
+		r.leases.reap(func(hp string) bool { return len(ds.waiting[hp]) > 0 }, r.free)
 		if len(idle) == 0 {
 			// Every slot busy: wait for one, trying the waiting hosts
 			// again now and then (another worker may free a slot).

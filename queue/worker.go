@@ -134,6 +134,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	err := r.take(ctx, idle, freed, msgs)
 	close(msgs)
 	wg.Wait()
+	r.leases.reap(nil, r.free) // those parked by the last jobs
 	if err == nil || errors.Is(err, errDrained) {
 		// Draining, the worker waits for the fleet crawl to run dry
 		// too; a failure of the store there stops it.
@@ -344,13 +345,25 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 	return r.finish(ctx, d, key, rec, sp, ferr)
 }
 
-// release frees d's host slot, closing first the Client's idle
-// connections to its host, so that the connections this worker keeps
-// open to a host stay within the slots it holds: --per-host across the
-// fleet bounds idle connections too.
+// release hands d's host slot on to the next job of its host that waits
+// in this worker (see leases.park), or frees it when none is to (the
+// worker stopping, the lease lost).
 func (r *run) release(ctx context.Context, d *delivery) {
-	r.w.Client.CloseIdle(d.addr)
-	d.lease.release(context.WithoutCancel(ctx))
+	if ctx.Err() == nil && r.leases.park(d.addr, d.lease) {
+		return
+	}
+	r.free(d.addr, d.lease)
+}
+
+// free frees the host slot s of hostport, closing first the Client's
+// idle connections to the host, so that the connections this worker
+// keeps open to a host stay within the slots it holds: --per-host across
+// the fleet bounds idle connections too.
+func (r *run) free(hostport string, s *lease) {
+	r.w.Client.CloseIdle(hostport)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.release(ctx)
 }
 
 // address is the host:port a fetch of u connects to, for its lease: the
