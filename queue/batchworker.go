@@ -88,7 +88,9 @@ func (r *run) handleBatch(ctx context.Context, d *delivery) error {
 		d.commit = true
 		if d.delivered > 1 {
 			if d.claim, err = r.w.Queue.claim(ctx, d.key, d.seq, r.id); err != nil {
-				r.logf("%v; the batch goes back to the queue", err)
+				if !errors.Is(err, errCommitted) {
+					r.logf("%v; the batch goes back to the queue", err)
+				}
 				r.handBack(context.WithoutCancel(ctx), d, time.Second)
 				return nil
 			}

@@ -20,6 +20,9 @@ import (
 // results in Store. A job is acknowledged only after its result is stored;
 // a transient failure is handed back with a growing delay until the job's
 // last delivery, and a permanent one (or the last) is recorded as failed.
+// A batch of jobs (see Options.Batch) is taken whole: its transient
+// failures are tried again by the worker that holds it, and it is
+// acknowledged once every job's record is stored.
 type Worker struct {
 	Queue  *Queue
 	Client *fetch.Client
@@ -290,7 +293,9 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 		if d.claim, err = r.w.Queue.claim(ctx, key, d.seq, r.id); err != nil {
 			// A failure of the queue spends no try: the job goes back
 			// counted as a wait.
-			r.logf("%v; the job goes back to the queue", err)
+			if !errors.Is(err, errCommitted) {
+				r.logf("%v; the job goes back to the queue", err)
+			}
 			r.handBack(context.WithoutCancel(ctx), d, time.Second)
 			return nil
 		}
