@@ -105,8 +105,9 @@ func (r *run) handleBatch(ctx context.Context, d *delivery) error {
 // fetchBatch fetches the jobs todo of d, each transient failure tried
 // again after its delay (the other jobs fetched meanwhile) until the
 // job's last try. The batch's own fetch slot and lease make one lane;
-// while jobs are ready it opens more lanes, each on a fetch slot free in
-// this worker and one more lease of the host (up to --per-host), so that
+// while jobs are ready and the last pull found no more messages than
+// slots, it opens more lanes, each on a fetch slot free in this worker
+// and one more lease of the host (up to --per-host), so that
 // one host's batch is fetched as many at once as a host's jobs one a
 // message would be; a lane closes when nothing is ready for it. It
 // reports false when it gave the batch up: the worker stopping (the batch
@@ -243,7 +244,10 @@ func (br *batchRun) growOne() bool {
 		}
 	}
 	// Lanes not fetching now take a ready job each first.
-	room := ready > br.lanes-br.inflight && br.lanes < r.leases.perHost && r.idle != nil && time.Now().After(br.full)
+	// No lane while the queue has messages for the free slots: a whole
+	// batch in a slot costs the queue a few writes for its jobs, a lane
+	// a lease's two.
+	room := ready > br.lanes-br.inflight && br.lanes < r.leases.perHost && r.idle != nil && time.Now().After(br.full) && !r.backlog.Load()
 	br.mu.Unlock()
 	if !room {
 		return false
@@ -277,8 +281,10 @@ func (br *batchRun) growOne() bool {
 		if l != nil {
 			go l.keep(br.busy, func(err error) { br.stop(err) })
 			defer func() {
-				r.w.Client.CloseIdle(br.d.addr)
-				l.release(context.WithoutCancel(br.busy))
+				// For the next job of the host that waits, as a job's.
+				if br.busy.Err() != nil || !r.leases.park(br.d.addr, l) {
+					r.free(br.d.addr, l)
+				}
 			}()
 		}
 		defer func() {

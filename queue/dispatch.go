@@ -287,8 +287,10 @@ func (r *run) take(ctx context.Context, idle chan struct{}, freed <-chan struct{
 			// rather than wait a second a look.
 			wait = 250 * time.Millisecond
 		}
-		got, err := r.pull(ctx, ds, len(idle), wait)
+		asked := len(idle)
+		got, err := r.pull(ctx, ds, asked, wait)
 		dry = err == nil && got == 0
+		r.backlog.Store(err == nil && got >= asked)
 		switch {
 		case ctx.Err() != nil:
 			return nil

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -161,11 +162,12 @@ var errDrained = errors.New("queue drained")
 
 // run is the state of one Worker.Run.
 type run struct {
-	w      *Worker
-	id     string
-	leases *leases
-	idle   chan struct{} // a token per free fetch slot (see Run)
-	freed  chan struct{} // told when a slot frees
+	w       *Worker
+	id      string
+	leases  *leases
+	idle    chan struct{} // a token per free fetch slot (see Run)
+	backlog atomic.Bool   // the last pull filled every free slot: more may be queued
+	freed   chan struct{} // told when a slot frees
 
 	resultMu sync.Mutex // serializes the calls of w.OnResult
 }
