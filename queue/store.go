@@ -130,11 +130,14 @@ type storeItem struct {
 // store's lock and with one write of their lines; it reports which it
 // stored. Every spool is closed and its file gone when it returns.
 func (s *Store) commitAll(items []storeItem) (stored []bool, err error) {
-	for _, it := range items {
-		if it.p != nil {
-			defer os.Remove(it.p.f.Name()) // gone already after a rename
+	renamed := make([]bool, len(items))
+	defer func() {
+		for i, it := range items {
+			if it.p != nil && !renamed[i] {
+				os.Remove(it.p.f.Name()) // not stored, or stored before
+			}
 		}
-	}
+	}()
 	for _, it := range items {
 		if it.p == nil {
 			continue
@@ -166,6 +169,7 @@ func (s *Store) commitAll(items []storeItem) (stored []bool, err error) {
 			if err := os.Rename(it.p.f.Name(), filepath.Join(s.dir, it.key)); err != nil {
 				return nil, fmt.Errorf("store: %w", err)
 			}
+			renamed[i] = true
 		}
 		line, err := json.Marshal(rec)
 		if err != nil {
