@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/netip"
 	neturl "net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -128,6 +129,24 @@ func (r *Request) Direct() *Request {
 	return &d
 }
 
+// Through returns a copy of r whose dials go through the proxy p (an
+// http, https, socks5 or socks5h URL, as ParseProxy returns them; nil for
+// none), whatever Client.Proxy would choose: for a handler with proxy
+// settings of its own (HTTP's, from the environment) that has
+// DialContext make the tunnel, as it does for the Client's proxies. The
+// policy judges the proxy and the target as it does for those.
+func (r *Request) Through(p *neturl.URL) *Request {
+	d := *r
+	var n netOpts
+	if r.net != nil {
+		n = *r.net
+	}
+	n.direct = false
+	n.proxy = func(*url.URL) (*neturl.URL, error) { return p, nil }
+	d.net = &n
+	return &d
+}
+
 // dialProxy connects to addr (host:port) through the proxy p: a SOCKS5
 // CONNECT, or an HTTP CONNECT tunnel over plain TCP (http) or TLS
 // (https). The proxy's own addresses are judged by the policy like any
@@ -176,10 +195,10 @@ func (r *Request) dialProxy(ctx context.Context, network, addr string, p *neturl
 		}
 		t := tls.Client(pc, tc)
 		if err = t.HandshakeContext(ctx); err == nil {
-			c, err = connectTunnel(ctx, t, p, target)
+			c, err = connectTunnel(ctx, t, p, target, r.Trace)
 		}
 	default:
-		c, err = connectTunnel(ctx, pc, p, target)
+		c, err = connectTunnel(ctx, pc, p, target, r.Trace)
 	}
 	if err != nil {
 		pc.Close()
@@ -252,8 +271,9 @@ var errProxyAuth = errors.New("the proxy asks for authentication (407)")
 
 // connectTunnel asks the HTTP proxy on c for a tunnel to target (RFC 9110
 // §9.3.6) and returns the tunnel. Bytes the proxy sent after its reply
-// (a server's greeting) are read first.
-func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string) (net.Conn, error) {
+// (a server's greeting) are read first. tr gets the request's lines (the
+// credentials masked) and the reply's status line.
+func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string, tr *Trace) (net.Conn, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		c.SetDeadline(dl)
 		defer c.SetDeadline(time.Time{})
@@ -262,9 +282,12 @@ func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string
 	defer stop()
 	var b strings.Builder
 	b.WriteString("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n")
+	tr.Send("CONNECT " + target + " HTTP/1.1")
+	tr.Send("Host: " + target)
 	if p.User != nil {
 		pw, _ := p.User.Password()
 		b.WriteString("Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(p.User.Username()+":"+pw)) + "\r\n")
+		tr.Send("Proxy-Authorization: Basic ****")
 	}
 	b.WriteString("\r\n")
 	if _, err := io.WriteString(c, b.String()); err != nil {
@@ -277,8 +300,14 @@ func connectTunnel(ctx context.Context, c net.Conn, p *neturl.URL, target string
 		if lr.N == 0 {
 			return nil, Errorf(Protocol, "the proxy's reply to CONNECT is longer than %d bytes", maxProxyReply)
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The connection's deadline is the dial's: it may pass an
+			// instant before ctx says so.
+			return nil, &Error{Kind: Timeout, Err: fmt.Errorf("proxy %s: no reply to CONNECT %s in time: %w", p.Redacted(), target, err)}
+		}
 		return nil, Wrap(Protocol, fmt.Errorf("reading the proxy's reply to CONNECT: %w", err))
 	}
+	tr.Recv(resp.Proto + " " + resp.Status)
 	if resp.StatusCode == http.StatusProxyAuthRequired {
 		return nil, &Error{Kind: Auth, Err: fmt.Errorf("proxy %s: %w", p.Redacted(), errProxyAuth)}
 	}

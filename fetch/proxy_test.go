@@ -222,6 +222,62 @@ func TestProxyTunnels(t *testing.T) {
 	}
 }
 
+// Request.Through dials through the proxy it is given, whatever the
+// Client's Proxy says: through it when the Client has none, direct for a
+// nil proxy when the Client has one.
+func TestRequestThrough(t *testing.T) {
+	addr := greeter(t, "hi\r\n")
+	px := fetchtest.NewProxy(t, fetchtest.ProxyConfig{Kind: "http"})
+	for _, tt := range []struct {
+		name    string
+		client  fetch.ProxyFunc
+		through *neturl.URL
+		asked   int
+	}{
+		{"through a proxy the Client has not", nil, px.URL, 1},
+		{"direct past the Client's proxy", fetch.ProxyAll(px.URL, ""), nil, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(px.Asked())
+			c := &fetch.Client{Proxy: tt.client}
+			c.Register("gopher", fetch.HandlerFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+				conn, err := wire.Dial(ctx, req.Through(tt.through), "tcp", req.URL.HostPort())
+				if err != nil {
+					return nil, err
+				}
+				return &fetch.Resource{Size: -1, Body: conn}, nil
+			}))
+			if got, err := fetchAll(c, "gopher://"+addr+"/"); err != nil || got != "hi\r\n" {
+				t.Fatalf("fetch = %q, %v", got, err)
+			}
+			if n := len(px.Asked()) - before; n != tt.asked {
+				t.Errorf("the proxy was asked for %d tunnels, want %d", n, tt.asked)
+			}
+		})
+	}
+}
+
+// The trace shows the CONNECT request, its credentials masked, and the
+// proxy's reply.
+func TestProxyConnectTrace(t *testing.T) {
+	addr := greeter(t, "hi\r\n")
+	px := fetchtest.NewProxy(t, fetchtest.ProxyConfig{Kind: "http", User: "u", Password: "s3cret"})
+	c := greetingClient(fetch.ProxyAll(px.URL, ""))
+	var trace strings.Builder
+	c.Trace = fetch.NewTrace(&trace)
+	if got, err := fetchAll(c, "gopher://"+addr+"/"); err != nil || got != "hi\r\n" {
+		t.Fatalf("fetch = %q, %v", got, err)
+	}
+	for _, want := range []string{"> CONNECT " + addr + " HTTP/1.1\n", "> Host: " + addr + "\n", "> Proxy-Authorization: Basic ****\n", "< HTTP/1.1 200 Connection established\n"} {
+		if !strings.Contains(trace.String(), want) {
+			t.Errorf("the trace lacks %q:\n%s", want, trace.String())
+		}
+	}
+	if strings.Contains(trace.String(), "s3cret") || strings.Contains(trace.String(), "dTpzM2NyZXQ") {
+		t.Errorf("the trace shows the proxy's password:\n%s", trace.String())
+	}
+}
+
 // The policy judges the proxy's own address, and the target's where fetch
 // can see it; NoProxy hosts are dialed directly.
 func TestProxyPolicy(t *testing.T) {

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // warcRecord is one record as warcio_verify.mjs reports it.
@@ -250,12 +252,13 @@ func TestWARCHTTP(t *testing.T) {
 // TestWARCHTTPS records an https fetch from nginx over HTTP/1.1: the
 // records hold the decrypted heads as they went over the connection
 // (nginx's "ETag" as it wrote it, its "Connection: keep-alive"), say
-// WARC-Protocol: http/1.1 and the TLS version, and warcio.js reads them; with --http2 the heads
-// are rendered and WARC-Protocol says h2.
+// WARC-Protocol: http/1.1 and the TLS version, and warcio.js reads them, through a proxy's
+// CONNECT tunnel too; with --http2 the heads are rendered and WARC-Protocol says h2.
 func TestWARCHTTPS(t *testing.T) {
 	addr := env(t, "FETCH_IT_HTTPS_ADDR")
 	ca := env(t, "FETCH_IT_HTTP_CACERT")
 	u := "https://" + addr + "/hello.txt"
+	px := fetchtest.NewProxy(t, fetchtest.ProxyConfig{Kind: "http", User: "u", Password: "pw"})
 	for _, tt := range []struct {
 		name  string
 		args  []string
@@ -263,6 +266,7 @@ func TestWARCHTTPS(t *testing.T) {
 		wire  bool
 	}{
 		{"http1.1", nil, "http/1.1", true},
+		{"http1.1 through a proxy", []string{"-x", px.URL.String()}, "http/1.1", true},
 		{"http2", []string{"--http2"}, "h2", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -292,6 +296,9 @@ func TestWARCHTTPS(t *testing.T) {
 				t.Errorf("the response record holds nginx's head as sent: %v, want %v:\n%s", asSent, tt.wire, w)
 			}
 		})
+	}
+	if asked := px.Asked(); len(asked) != 1 || asked[0] != "CONNECT "+addr {
+		t.Errorf("the proxy was asked for %q, want one CONNECT %s", asked, addr)
 	}
 }
 

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -60,6 +62,55 @@ func TestWriteFileAtomicTempHasPid(t *testing.T) {
 	}
 	if pid, ok := staleOwner(seen[0]); !ok || pid != os.Getpid() {
 		t.Errorf("temporary %q: owner %d, %v; want this process's pid", seen[0], pid, ok)
+	}
+}
+
+// A -r run removes the temporary files a killed -r run left in the
+// folders it writes into (issue 25: 1.7 GB of them stayed), and keeps
+// those of a process still running.
+func TestMirrorRemovesStaleParts(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true command:", err)
+	}
+	deadPid := dead.Process.Pid
+	if processAlive(deadPid) {
+		t.Skipf("pid %d was reused already", deadPid)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/site/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<a href="a.txt">a</a>`)
+		case "/site/a.txt":
+			io.WriteString(w, "a")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	u, _ := url.Parse(srv.URL + "/site/a.txt")
+	folder := filepath.Dir(filepath.Join(dir, mustMirrorPath(t, u)))
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale := fmt.Sprintf(".a.txt.%d.0123abcd.part", deadPid)
+	live := fmt.Sprintf(".a.txt.%d.0123abcd.part", os.Getppid())
+	for _, n := range []string{stale, live} {
+		os.WriteFile(filepath.Join(folder, n), []byte("left by a killed run"), 0o644)
+	}
+	if _, errs, code := fetchCmd(t, "", "-r", "--output-dir", dir, srv.URL+"/site/"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(folder, "a.txt")); err != nil || string(b) != "a" {
+		t.Fatalf("a.txt: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(folder, stale)); err == nil {
+		t.Errorf("%s, of a process that is gone, was not removed", stale)
+	}
+	if _, err := os.Stat(filepath.Join(folder, live)); err != nil {
+		t.Errorf("%s, of a live process, was removed: %v", live, err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch/fetchtest"
@@ -114,6 +115,52 @@ func TestProxyOption(t *testing.T) {
 	out, errs, code = fetchCmd(t, "", "-sS", "--no-private", "-x", socksPx.URL.String(), "gopher://origin.test:"+gport+"/0x")
 	if code != 11 {
 		t.Errorf("--no-private through a loopback proxy: exit %d, out %q, err %q; want 11", code, out, errs)
+	}
+}
+
+// An https URL through -x whose CONNECT the proxy refuses, or never
+// answers, exits as CONTRACT §1 says: 407 is 6, another refusal 5, silence
+// past --connect-timeout 10; the proxy's password is never shown.
+func TestProxyHTTPSRefused(t *testing.T) {
+	for _, tt := range []struct {
+		reply string
+		code  int
+	}{
+		{"HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n", 6},
+		{"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n", 5},
+		{"", 10},
+	} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+					if tt.reply == "" {
+						<-done
+					} else {
+						io.WriteString(c, tt.reply)
+					}
+				}
+				c.Close()
+			}
+		}()
+		_, errs, code := fetchCmd(t, "", "-sS", "--connect-timeout", "0.3", "-x", "http://u:s3cret@"+ln.Addr().String(), "https://127.0.0.1:8443/x")
+		close(done)
+		ln.Close()
+		wg.Wait()
+		if code != tt.code || strings.Contains(errs, "s3cret") {
+			t.Errorf("proxy replying %q: exit %d, stderr %q; want exit %d, no password", tt.reply, code, errs, tt.code)
+		}
 	}
 }
 

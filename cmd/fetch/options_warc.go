@@ -1,14 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/warc"
@@ -34,28 +28,16 @@ type warcSink struct {
 	maxSize int64 // --warc-max-size; 0: one file
 	cdx     bool  // --warc-cdx
 	decode  bool  // HTTP bodies are recorded as sent and decoded for the output
-	f       *os.File
-	w       *warc.Writer
-	n       int           // files after the first, for their names
-	index   *bytes.Buffer // the CDXJ lines, sorted and written at the end
-}
-
-// rotatedName is the name of the n-th file after FILE: "-00001" before
-// its ".warc" (or ".warc.gz"), else at its end.
-func rotatedName(path string, n int) string {
-	suffix := fmt.Sprintf("-%05d", n)
-	for _, ext := range []string{".warc.gz", ".warc", ".gz"} {
-		if strings.HasSuffix(path, ext) {
-			return strings.TrimSuffix(path, ext) + suffix + ext
-		}
-	}
-	return path + suffix
+	w       *warc.File
 }
 
 // prepare, called before the http handler is registered, makes it deliver
 // bodies as sent (gzip still on), so that the WARC file records them so;
-// unless --raw asked for them encoded, do decodes them again for the
-// output.
+// unless --raw asked for them encoded, do decodes them for the output,
+// once. Every path of the handler needs it (its own client's http and
+// https, direct or through a tunnel, and net/http's HTTP/2): a Capture
+// keeps the heads as sent, but the body recorded is the one read from the
+// Resource (TestWARCFile).
 func (s *warcSink) prepare(h *httpscheme.Handler) {
 	if s.path == "" {
 		return
@@ -64,34 +46,26 @@ func (s *warcSink) prepare(h *httpscheme.Handler) {
 	h.Raw = true
 }
 
-// start creates the file and makes cl report the addresses it dials, for
-// WARC-IP-Address. It does nothing without --warc-file.
+// start creates the file (the next ones with --warc-max-size, the index
+// with --warc-cdx: see warc.Create) and makes cl report the addresses it
+// dials, for WARC-IP-Address. It does nothing without --warc-file.
 func (s *warcSink) start(cl *fetch.Client) error {
 	if s.path == "" {
 		return nil
 	}
-	f, err := os.Create(s.path)
+	w, err := warc.Create(s.path, warc.FileOptions{
+		Options: warc.Options{
+			Software: "fetch/" + version,
+			Revisits: true, // an identical payload again is a revisit record
+			MaxSize:  s.maxSize,
+		},
+		CDX: s.cdx,
+	})
 	if err != nil {
 		return fmt.Errorf("--warc-file: %w", err)
 	}
-	s.f = f
-	opts := warc.Options{
-		Gzip:     strings.HasSuffix(s.path, ".gz"),
-		Filename: filepath.Base(s.path),
-		Software: "fetch/" + version,
-		Revisits: true, // an identical payload again is a revisit record
-		MaxSize:  s.maxSize,
-		Rotate:   s.rotate,
-	}
-	if s.cdx {
-		s.index = &bytes.Buffer{}
-		opts.Index = s.index
-	}
-	s.w = warc.NewWriter(f, opts)
+	s.w = w
 	cl.DialContext = s.w.Dial(cl.DialContext)
-	if _, err := s.w.WriteInfo(); err != nil {
-		return fmt.Errorf("--warc-file: %w", err)
-	}
 	return nil
 }
 
@@ -109,36 +83,13 @@ func (s *warcSink) do(ctx context.Context, cl *fetch.Client, req *fetch.Request)
 	return res, nil
 }
 
-// rotate closes the current file and creates the next, for
-// --warc-max-size. The Writer calls it between records.
-func (s *warcSink) rotate() (io.Writer, string, error) {
-	if err := s.f.Close(); err != nil {
-		return nil, "", err
-	}
-	s.n++
-	name := rotatedName(s.path, s.n)
-	f, err := os.Create(name)
-	if err != nil {
-		return nil, "", err
-	}
-	s.f = f
-	return f, filepath.Base(name), nil
-}
-
 // finish closes the file, and writes the index, sorted, with --warc-cdx.
 func (s *warcSink) finish() error {
-	if s.f == nil {
+	if s.w == nil {
 		return nil
 	}
-	if err := s.f.Close(); err != nil {
+	if err := s.w.Close(); err != nil {
 		return fmt.Errorf("--warc-file: %w", err)
-	}
-	if s.index != nil {
-		lines := strings.SplitAfter(s.index.String(), "\n")
-		slices.Sort(lines)
-		if err := os.WriteFile(strings.TrimSuffix(strings.TrimSuffix(s.path, ".gz"), ".warc")+".cdxj", []byte(strings.Join(lines, "")), 0o644); err != nil {
-			return fmt.Errorf("--warc-cdx: %w", err)
-		}
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ import (
 const version = "0.1.0"
 
 // run is the whole command: it returns the exit code (CONTRACT §5).
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if len(args) > 0 {
 		switch args[0] {
 		case "parse":
@@ -133,7 +133,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "fetch: %v\n", err)
 		return 2
 	}
-	defer c.warc.finish()
+	defer func() {
+		// The WARC file closed, and the index written: a failure of
+		// either fails a run that had not failed.
+		if err := c.warc.finish(); err != nil {
+			fmt.Fprintf(stderr, "fetch: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}()
 
 	env := &runEnv{cfg: c, client: client, stdin: stdin, stdout: stdout, stderr: stderr, many: many, wo: wo, src: src}
 	if c.failWithBody {
@@ -160,7 +169,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		env.msg = msg
 	}
-	var code int
 	switch {
 	case c.batch.list:
 		code = env.listAll(ctx, urls)

@@ -59,11 +59,3 @@ func TestMirrorWARC(t *testing.T) {
 		t.Errorf("index:\n%s", idx)
 	}
 }
-
-func TestRotatedName(t *testing.T) {
-	for in, want := range map[string]string{"a.warc.gz": "a-00002.warc.gz", "a.warc": "a-00002.warc", "a": "a-00002"} {
-		if got := rotatedName(in, 2); got != want {
-			t.Errorf("rotatedName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // rawServer answers HTTP/1.1 requests on 127.0.0.1 with the replies it is
@@ -121,9 +122,30 @@ func TestWARCWireHeads(t *testing.T) {
 		srv.Close()
 		testWARCWireHeads(t, &tls.Config{Certificates: srv.TLS.Certificates})
 	})
+	// Through a proxy (an HTTP CONNECT tunnel, and a SOCKS5 one) https
+	// goes over the own client too: the records hold the bytes the
+	// server received and sent, not heads rendered by net/http.
+	for _, kind := range []string{"http", "socks5"} {
+		t.Run("https through a "+kind+" proxy", func(t *testing.T) {
+			srv := httptest.NewUnstartedServer(nil)
+			srv.StartTLS()
+			srv.Close()
+			px := fetchtest.NewProxy(t, fetchtest.ProxyConfig{Kind: kind, User: "u", Password: "p w"})
+			testWARCWireHeads(t, &tls.Config{Certificates: srv.TLS.Certificates}, "-x", px.URL.String())
+			asked := px.Asked()
+			if len(asked) == 0 {
+				t.Fatal("the proxy was not asked for anything")
+			}
+			for _, a := range asked {
+				if kind == "http" && !strings.HasPrefix(a, "CONNECT 127.0.0.1:") || kind == "socks5" && !strings.HasPrefix(a, "127.0.0.1:") {
+					t.Errorf("the proxy was asked for %q, want a tunnel to 127.0.0.1", a)
+				}
+			}
+		})
+	}
 }
 
-func testWARCWireHeads(t *testing.T, cfg *tls.Config) {
+func testWARCWireHeads(t *testing.T, cfg *tls.Config, args ...string) {
 	redirect := "HTTP/1.1 302 Found\r\nX-Zulu: z\r\nLocation: /final\r\nX-Alpha: a\r\nContent-Length: 6\r\nConnection: keep-alive\r\n\r\nmoved\n"
 	final := "HTTP/1.1 200 OK\r\nServer: raw\r\nETag: \"v1\"\r\nContent-Type: text/plain\r\nX-Zulu: z\r\nConnection: keep-alive\r\nX-Alpha: a\r\nContent-Length: 6\r\n\r\n"
 	chunked := "HTTP/1.1 200 OK\r\nETag: \"c\"\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n"
@@ -138,7 +160,7 @@ func testWARCWireHeads(t *testing.T, cfg *tls.Config) {
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "wire.warc")
-	stdout, stderr, code := fetchCmd(t, "", "-k", "--warc-file", file, base+"/start", base+"/chunked")
+	stdout, stderr, code := fetchCmd(t, "", append(args, "-k", "--warc-file", file, base+"/start", base+"/chunked")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

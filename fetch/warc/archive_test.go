@@ -221,3 +221,33 @@ func TestDoRecordsRedirects(t *testing.T) {
 		t.Errorf("records\n%s\nwant\n%s", g, want)
 	}
 }
+
+// With RevisitMemory full, a payload not seen before is not remembered:
+// its second copy is written whole, while one remembered before the table
+// filled still makes a revisit; the table holds no more than its bound.
+func TestRevisitMemory(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out, Options{Revisits: true, RevisitMemory: 600})
+	recordOne(t, w, "http://h.example/a", "first bytes", nil)
+	for i := range 10 {
+		recordOne(t, w, "http://h.example/fill/"+strings.Repeat("x", i), "filler "+strings.Repeat("y", i), nil)
+	}
+	if w.seenN > 600 || len(w.seen) >= 11 {
+		t.Fatalf("%d payloads remembered in %d bytes, bound 600", len(w.seen), w.seenN)
+	}
+	recordOne(t, w, "http://h.example/late", "late bytes", nil)
+	recordOne(t, w, "http://h.example/late2", "late bytes", nil)
+	recordOne(t, w, "http://h.example/b", "first bytes", nil)
+	var types []string
+	for _, r := range readAll(t, out.Bytes()) {
+		switch r.get("WARC-Target-URI") {
+		case "http://h.example/late2", "http://h.example/b":
+			if r.get("WARC-Type") != "request" {
+				types = append(types, r.get("WARC-Type"))
+			}
+		}
+	}
+	if want := "response revisit"; strings.Join(types, " ") != want {
+		t.Errorf("late2 and b recorded as %q, want %q", types, want)
+	}
+}

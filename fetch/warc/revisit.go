@@ -4,9 +4,27 @@ package warc
 // payload is that of an earlier record (WARC 1.1 §6.7.2).
 const ProfileIdenticalPayload = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 
+// DefaultRevisitMemory is the bytes a Writer spends remembering payloads
+// for Options.Revisits when Options.RevisitMemory is zero: some 50,000
+// payloads of URLs of 100 bytes.
+const DefaultRevisitMemory = 16 << 20
+
 // revisitOf is the first record of a payload.
 type revisitOf struct {
 	id, target, date string
+}
+
+// revisitCost is about what remembering a payload costs: its strings, and
+// the map's entry and the strings' headers.
+func revisitCost(digest string, r revisitOf) int {
+	return len(digest) + len(r.id) + len(r.target) + len(r.date) + 128
+}
+
+func (w *Writer) revisitMemory() int {
+	if w.opts.RevisitMemory > 0 {
+		return w.opts.RevisitMemory
+	}
+	return DefaultRevisitMemory
 }
 
 // revisit returns the record to write in place of a response or resource
@@ -30,7 +48,11 @@ func (w *Writer) revisit(id string, h *Header, sp *spool) (*Header, *spool, func
 		if date.IsZero() {
 			date = w.now()
 		}
-		w.seen[d] = revisitOf{id: id, target: h.TargetURI, date: FormatDate(date)}
+		r := revisitOf{id: id, target: h.TargetURI, date: FormatDate(date)}
+		if cost := revisitCost(d, r); w.seenN+cost <= w.revisitMemory() {
+			w.seen[d] = r
+			w.seenN += cost
+		}
 		return h, sp, none, nil
 	}
 	rsp, err := w.spool(sp.head, nil)

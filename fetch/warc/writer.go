@@ -76,12 +76,20 @@ type Options struct {
 	// revisit record (WARC 1.1 §6.7.2, the identical-payload-digest
 	// profile): the HTTP head only, WARC-Refers-To the first record.
 	Revisits bool
+	// RevisitMemory bounds the bytes the Writer spends remembering the
+	// payloads it wrote, for Revisits (each takes its digest, its first
+	// record's ID, date and target URI, and some 100 bytes more). Zero
+	// means DefaultRevisitMemory. Once full, payloads not seen before are
+	// no longer remembered: a later copy of one is written whole, as the
+	// first was; the payloads remembered still make revisits.
+	RevisitMemory int
 	// Index, when set, receives a CDXJ line (pywb's index format) for
 	// each response, resource and revisit record: the URL's SURT, the
 	// 14-digit timestamp, and a JSON object with url, mime, status,
 	// digest, length, offset and filename. The lines come in the order of
 	// the records; sort them (LC_ALL=C sort) for a reader that needs them
-	// sorted.
+	// sorted, as a SortedIndex does in bounded memory (and Create's File
+	// with FileOptions.CDX).
 	Index io.Writer
 	// MaxSize, with Rotate, starts a new file once the current one holds
 	// MaxSize bytes or more: before the next record (an HTTP request and
@@ -133,6 +141,7 @@ type Writer struct {
 	w      *countingWriter
 	bw     *bufio.Writer
 	seen   map[string]revisitOf // payload digest → the first record, for Revisits
+	seenN  int                  // the bytes seen takes, about (see Options.RevisitMemory)
 	zw     *gzip.Writer
 	infoID string // the current warcinfo record's ID; "" before the first
 	err    error  // sticky: the output failed, later records are refused

@@ -19,13 +19,15 @@ import (
 	"github.com/rfc1738/fetch/fetch/wire"
 )
 
-// h1 is the transport of HTTP/1.1 requests that go direct, to no proxy:
-// http, and https over TLS (see h1TLS). It makes the whole exchange on the
+// h1 is the transport of HTTP/1.1 requests that go direct, or through a
+// proxy's tunnel (which fetch.Request.DialContext makes): http, and https
+// over TLS (see h1TLS). It makes the whole exchange on the
 // caller's goroutine: it takes an idle connection or dials one (and makes
 // its TLS handshake), writes the request in one write, reads
 // the reply, and hands the connection back to its pool when the body has
 // been read to its end. net/http's Transport, which serves HTTP/2 and
-// proxies, spends four goroutine hand-offs on each request instead.
+// an HTTP proxy's http requests, spends four goroutine hand-offs on each
+// request instead.
 //
 // It behaves as that Transport does for the requests the Handler makes:
 // the header fields are written in its order (the Handler's
@@ -55,6 +57,9 @@ type h1Request struct {
 	idle   time.Duration
 	tr     *fetch.Trace
 	conns  int // the connections it may keep to the host (req.MaxConnsPerHost); 0: no cap
+	// via sets the pool keys of connections tunnelled through a proxy
+	// apart (see viaTag): "" for a direct connection.
+	via string
 
 	// For https: how its connections are made, the server's name (the
 	// URL's host), whether its dials pass the gate at once
@@ -98,6 +103,7 @@ func (t *h1) roundTrip(ctx context.Context, r *h1Request, addr string) (*http.Re
 	if r.tls != nil {
 		key = "https://" + addr + r.tls.tag // never an http connection's, nor another configuration's
 	}
+	key += r.via // nor, through a proxy, a direct one's or another proxy's
 	for attempt := 0; ; attempt++ {
 		pc, reused, err := t.conn(ctx, r, key, addr)
 		if err != nil {
@@ -138,7 +144,9 @@ func (e *staleError) Unwrap() error { return e.err }
 // conn returns a connection of the pool's key to addr: an idle one, or one
 // dialed now.
 func (t *h1) conn(ctx context.Context, r *h1Request, key, addr string) (*h1Conn, bool, error) {
-	pc, reused, err := t.pool.get(ctx, key, r.conns, r.method == "GET" || r.method == "HEAD", r.tr)
+	// Only direct connections are pipelined (see Handler.Pipeline).
+	pipe := (r.method == "GET" || r.method == "HEAD") && r.via == ""
+	pc, reused, err := t.pool.get(ctx, key, r.conns, pipe, r.tr)
 	if err != nil || pc != nil {
 		return pc, reused, err
 	}

@@ -7,21 +7,23 @@
 // followed: the Resource has its Redirect set, and the fetch.Client follows
 // it.
 //
-// Two transports carry the requests. An http or https URL fetched direct
-// (through no proxy) over HTTP/1.1 goes over the package's own HTTP/1.1
-// client (RFC 9112), which makes the whole exchange on the caller's
-// goroutine, is the only one that pipelines (Handler.Pipeline), and keeps
-// the heads as they went over the connection (fetch.Capture), for https
-// the decrypted exchange. Its https connections are made under the TLS
-// configuration net/http's would have (the request's, with the Handler's
-// session cache, offering only "http/1.1" by ALPN) and wait at the same
-// gate for a server's first handshake (see Handler.ParallelImmediate).
-// Everything else goes through net/http's Transport: https URLs when
-// Handler.HTTP2 offers HTTP/2 (RFC 9113); requests through a proxy, https
-// ones included; hosts the own client cannot write as they are (an IDN, an
-// IPv6 zone); and every URL when Handler.NetHTTP is set. net/http keeps no
-// bytes of the heads: its Captures are Rendered. The two frame replies
-// alike: the package's tests run on both.
+// Two transports carry the requests. An http or https URL fetched over
+// HTTP/1.1, direct or through a proxy's tunnel (an HTTP CONNECT or a
+// SOCKS5 one, which fetch.Request.DialContext makes), goes over the
+// package's own HTTP/1.1 client (RFC 9112), which makes the whole
+// exchange on the caller's goroutine, is the only one that pipelines
+// (Handler.Pipeline, direct connections only), and keeps the heads as they
+// went over the connection (fetch.Capture), for https the decrypted
+// exchange. Its https connections are made under the TLS configuration
+// net/http's would have (the request's, with the Handler's session cache,
+// offering only "http/1.1" by ALPN) and wait at the same gate for a
+// server's first handshake (see Handler.ParallelImmediate). Everything
+// else goes through net/http's Transport: https URLs when Handler.HTTP2
+// offers HTTP/2 (RFC 9113), proxied or not; an http URL's absolute-form
+// request to an HTTP proxy; hosts the own client cannot write as they are
+// (an IDN, an IPv6 zone); and every URL when Handler.NetHTTP is set.
+// net/http keeps no bytes of the heads: its Captures are Rendered. The two
+// frame replies alike: the package's tests run on both.
 package http
 
 import (
@@ -80,10 +82,11 @@ type Handler struct {
 	// made again on a fresh connection, and the host is pipelined to no
 	// more. A reply delivered before such a sign cannot be taken back.
 	Pipeline int
-	// NetHTTP sends every request through net/http's Transport, as
-	// proxied requests always go, instead of the package's own HTTP/1.1
-	// client. Default (false): the own client, for direct http requests
-	// and direct https requests over HTTP/1.1; it allocates less per
+	// NetHTTP sends every request through net/http's Transport, as an
+	// http URL's request to an HTTP proxy always goes, instead of the
+	// package's own HTTP/1.1 client. Default (false): the own client, for
+	// the other http requests and https requests over HTTP/1.1, direct or
+	// through a proxy's tunnel; it allocates less per
 	// request, is the only one that pipelines, and the only one that keeps
 	// the heads as sent, so with NetHTTP set Pipeline has no effect and
 	// Captures are Rendered.
@@ -214,8 +217,8 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	if err != nil {
 		return nil, err
 	}
-	if rt.direct && !h.NetHTTP && (u.Scheme == "http" || !h.HTTP2) {
-		return h.direct(ctx, req, u, creds, method, offset, hs)
+	if rt.own && !h.NetHTTP && (u.Scheme == "http" || !h.HTTP2) {
+		return h.direct(ctx, rt, u, creds, method, offset, hs)
 	}
 	proxy := rt.proxy
 	uri := requestURI(u)
@@ -284,11 +287,13 @@ func (h *Handler) once(ctx context.Context, req *fetch.Request, creds *url.Useri
 	return res, err
 }
 
-// direct makes the exchange over the h1 transport: HTTP/1.1, to no proxy,
-// over TLS for https.
-func (h *Handler) direct(ctx context.Context, req *fetch.Request, u *url.URL, creds *url.Userinfo, method string, offset int64, hs []header) (*fetch.Resource, error) {
+// direct makes the exchange over the h1 transport: HTTP/1.1, to no proxy
+// or through a tunnel (rt.via), over TLS for https.
+func (h *Handler) direct(ctx context.Context, rt route, u *url.URL, creds *url.Userinfo, method string, offset int64, hs []header) (*fetch.Resource, error) {
+	req := rt.ownDial
 	r := &h1Request{
 		req:    req,
+		via:    viaTag(rt.via),
 		method: method,
 		path:   u.Path,
 		host:   hs[0].value,

@@ -85,7 +85,7 @@ func (h *Handler) transport(req *fetch.Request) *http.Transport {
 }
 
 // h1Transport returns the transport of HTTP/1.1 requests, http and https,
-// that go to no proxy.
+// that go direct or through a proxy's tunnel.
 func (h *Handler) h1Transport() *h1 {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/warc"
@@ -17,14 +14,16 @@ import (
 type warcSink struct {
 	path   string
 	decode bool // HTTP bodies are recorded as sent and decoded for the output
-	f      *os.File
-	w      *warc.Writer
+	w      *warc.File
 }
 
 // prepare, called before the http handler is registered, makes it deliver
 // bodies as sent (gzip still on), so that the WARC file records them so;
-// unless --raw asked for them encoded, do decodes them again for the
-// output.
+// unless --raw asked for them encoded, do decodes them for the output,
+// once. Every path of the handler needs it (its own client's http and
+// https, direct or through a tunnel, and net/http's HTTP/2): a Capture
+// keeps the heads as sent, but the body recorded is the one read from the
+// Resource (TestWARCFile).
 func (s *warcSink) prepare(h *httpscheme.Handler) {
 	if s.path == "" {
 		return
@@ -33,26 +32,19 @@ func (s *warcSink) prepare(h *httpscheme.Handler) {
 	h.Raw = true
 }
 
-// start creates the file and makes cl report the addresses it dials, for
-// WARC-IP-Address. It does nothing without --warc-file.
+// start creates the file (see warc.Create) and makes cl report the
+// addresses it dials, for WARC-IP-Address. It does nothing without
+// --warc-file.
 func (s *warcSink) start(cl *fetch.Client) error {
 	if s.path == "" {
 		return nil
 	}
-	f, err := os.Create(s.path)
+	w, err := warc.Create(s.path, warc.FileOptions{Options: warc.Options{Software: "fetch/" + version}})
 	if err != nil {
 		return fmt.Errorf("--warc-file: %w", err)
 	}
-	s.f = f
-	s.w = warc.NewWriter(f, warc.Options{
-		Gzip:     strings.HasSuffix(s.path, ".gz"),
-		Filename: filepath.Base(s.path),
-		Software: "fetch/" + version,
-	})
+	s.w = w
 	cl.DialContext = s.w.Dial(cl.DialContext)
-	if _, err := s.w.WriteInfo(); err != nil {
-		return fmt.Errorf("--warc-file: %w", err)
-	}
 	return nil
 }
 
@@ -72,10 +64,10 @@ func (s *warcSink) do(ctx context.Context, cl *fetch.Client, req *fetch.Request)
 
 // finish closes the file.
 func (s *warcSink) finish() error {
-	if s.f == nil {
+	if s.w == nil {
 		return nil
 	}
-	if err := s.f.Close(); err != nil {
+	if err := s.w.Close(); err != nil {
 		return fmt.Errorf("--warc-file: %w", err)
 	}
 	return nil
