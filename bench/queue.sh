@@ -4,7 +4,8 @@
 # nats-server cluster's, user + system) against plain "fetch -K" of the
 # same URLs: JOBS small files from a local nginx (started here by
 # integration_test/servers/http.sh), queued on Debian's nats-server cluster
-# of three (servers/nats.sh, restarted empty for each count). Each worker
+# of three (servers/nats.sh, restarted empty for each count), enqueued in
+# batches of the default size (fetch enqueue --batch). Each worker
 # runs --parallel 16 --per-host 64 --drain; the time is from the first
 # worker's start to the last one's exit, and every run is checked: JOBS
 # lines in results.jsonl, none twice. fetch -K runs --parallel 16
