@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/crawl"
+	"github.com/rfc1738/fetch/url"
 )
 
 // storeError is a failure of the local store: it stops a worker.
@@ -25,6 +28,7 @@ func (e *storeError) Unwrap() error { return e.err }
 // of the store ends it with an error.
 func (r *run) crawl(ctx context.Context, par, perHost int) error {
 	var fr *Frontier
+	var robots *robotsCache
 	defer func() {
 		if fr != nil {
 			fr.Close()
@@ -41,6 +45,9 @@ func (r *run) crawl(ctx context.Context, par, perHost int) error {
 	}
 	for ctx.Err() == nil {
 		c, ok, err := r.w.Queue.crawlSettings(ctx)
+		if err == nil && ok && robots == nil {
+			robots, err = r.w.Queue.openRobots(ctx, r.id, r.logf)
+		}
 		if err == nil && ok && fr == nil {
 			fr, err = r.w.Queue.OpenFrontier(ctx, FrontierOptions{Window: 2 * par, Logf: r.logf})
 		}
@@ -60,7 +67,8 @@ func (r *run) crawl(ctx context.Context, par, perHost int) error {
 			}
 			continue
 		}
-		_, err = c.crawler(r, fr, par, perHost).Run(ctx, c.Seeds...)
+		fr.advance(c.Generation)
+		_, err = c.crawler(r, fr, robots, par, perHost).Run(ctx, c.Seeds...)
 		var se *storeError
 		switch {
 		case ctx.Err() != nil:
@@ -87,7 +95,13 @@ func (r *run) crawl(ctx context.Context, par, perHost int) error {
 // after its worker died is stored once.
 func (r *run) visit(fr *Frontier) func(ctx context.Context, p *crawl.Page) error {
 	return func(ctx context.Context, p *crawl.Page) error {
-		seq, delivered, _ := fr.takenLink(p.Link.Key)
+		seq, delivered, ok := fr.takenLink(p.Link.Key)
+		if !ok && p.Link.URL != nil {
+			// A failed page is visited after its link is done: its
+			// sequence is the message's, so that a failure in a later
+			// crawl is recorded again, and once.
+			seq = fr.doneSeq(ctx, p.Link)
+		}
 		raw := p.URL.String()
 		key := Key(raw)
 		rec := Record{URL: raw, Worker: r.id, Attempts: max(delivered, 1), Seq: seq, Crawl: true}
@@ -154,6 +168,33 @@ func (r *run) commitPage(ctx context.Context, key string, rec Record, sp *spool,
 		r.onResult(rec)
 	}
 	return nil
+}
+
+// stored tells the crawl of the copy of u this worker's store holds, for a
+// crawl started again: the modification time of its last record, sent as
+// If-Modified-Since, and the body, whose links the crawl follows when the
+// server reports the page unchanged. A page whose last record failed, has
+// no modification time or whose body is not in the store (another
+// worker's store holds it) is fetched whole.
+func (r *run) stored(ctx context.Context, u *url.URL) (time.Time, func() (*fetch.Resource, error), bool) {
+	key := Key(u.String())
+	prev, ok, err := r.w.Store.last(key)
+	if err != nil || !ok || prev.status != 0 || prev.modTime == nil {
+		return time.Time{}, nil, false
+	}
+	path := filepath.Join(r.w.Store.Dir(), key)
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return time.Time{}, nil, false
+	}
+	open := func() (*fetch.Resource, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		return &fetch.Resource{URL: u, Kind: fetch.ResourceFile, MediaType: prev.mediaType, Size: fi.Size(), ModTime: *prev.modTime, Body: f}, nil
+	}
+	return *prev.modTime, open, true
 }
 
 // leaseSink fetches each request of the crawl holding a per-host lease,

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,9 +25,11 @@ const (
 	// CrawlStream holds every link a fleet crawl ever added, one message
 	// a subject: the message is both the seen set's entry and the job.
 	CrawlStream = "FETCH_CRAWL"
-	// CrawlSubject is the subjects' prefix: ".<host>.<key>" follows,
-	// each the hex of part of a SHA-256 (the host's "scheme://host:port",
-	// the link's key).
+	// CrawlSubject is the subjects' prefix: ".<crawl>.<host>.<key>"
+	// follows, <crawl> the crawl's generation (Crawl.Generation) and the
+	// others each the hex of part of a SHA-256 (the host's
+	// "scheme://host:port", the link's key); a stream of the first layout
+	// has ".<host>.<key>" only (generation 0).
 	CrawlSubject = "fetch.crawl"
 	// CrawlConsumer is the durable pull consumer the crawling workers
 	// share.
@@ -53,7 +56,12 @@ type FrontierOptions struct {
 // once across the fleet (an exclusive create-if-absent on every server
 // version, replicated or not: the per-subject limit is applied in order
 // by each replica's store). The stream keeps the messages (limits
-// retention), so a key done is never added again. Next pulls from the
+// retention), so a key done is never added again by the same crawl: the
+// subjects hold the crawl's generation (Crawl.Generation), and a crawl
+// started again after the last one ended has a seen set of its own. Links
+// are added to the latest generation the Frontier has met (when opened,
+// or in a link it took); a link of an earlier one taken later is dropped.
+// Next pulls from the
 // consumer FETCH_CRAWLERS; Done acknowledges. A worker that dies holding
 // links leaves them to be delivered again after AckWait; a live one tells
 // the server they are in progress.
@@ -65,6 +73,7 @@ type Frontier struct {
 	opts FrontierOptions
 
 	mu     sync.Mutex
+	gen    int // the crawl's generation: new links are added to it
 	cons   jetstream.Consumer
 	hosts  map[string]*frontierHost // links held, waiting to be given, by host
 	ring   []*frontierHost
@@ -114,6 +123,11 @@ func (q *Queue) OpenFrontier(ctx context.Context, opts FrontierOptions) (*Fronti
 		return nil, err
 	}
 	f := &Frontier{q: q, opts: opts, hosts: map[string]*frontierHost{}, taken: map[string]*frontierMsg{}, stop: make(chan struct{})}
+	c, _, err := q.crawlSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f.gen = c.Generation
 	if err := f.recover(ctx); err != nil {
 		return nil, err
 	}
@@ -126,9 +140,11 @@ func (q *Queue) setupCrawl(ctx context.Context) error {
 	_, err := q.stream(ctx, jetstream.StreamConfig{
 		Name:        CrawlStream,
 		Description: "a fleet crawl's links, one message a key: its seen set and its queue",
-		Subjects:    []string{CrawlSubject + ".*.*"},
-		Retention:   jetstream.LimitsPolicy,
-		Storage:     jetstream.FileStorage,
+		// Generation 0 (the first layout, and a frontier with no crawl
+		// started) has no <crawl> token.
+		Subjects:  []string{CrawlSubject + ".*.*", CrawlSubject + ".*.*.*"},
+		Retention: jetstream.LimitsPolicy,
+		Storage:   jetstream.FileStorage,
 		// One message a key, kept: a key added again, while waiting or
 		// after it was done, is refused by the server.
 		MaxMsgsPerSubject:    1,
@@ -171,11 +187,46 @@ func (f *Frontier) recover(ctx context.Context) error {
 	return nil
 }
 
-// crawlSubject is the subject of a link: its host's hash, then its key's.
-func crawlSubject(l crawl.Link) string {
+// crawlSubject is the subject of a link in the crawl of generation gen:
+// the generation (none for 0), its host's hash, then its key's.
+func crawlSubject(gen int, l crawl.Link) string {
 	h := sha256.Sum256([]byte(turnKey(l.URL)))
 	k := sha256.Sum256([]byte(l.Key))
-	return CrawlSubject + "." + hex.EncodeToString(h[:8]) + "." + hex.EncodeToString(k[:])
+	return genSubject(gen) + "." + hex.EncodeToString(h[:8]) + "." + hex.EncodeToString(k[:])
+}
+
+// genSubject is the subjects' prefix of the crawl of generation gen.
+func genSubject(gen int) string {
+	if gen == 0 {
+		return CrawlSubject
+	}
+	return CrawlSubject + "." + strconv.Itoa(gen)
+}
+
+// genFilter is the filter of the subjects of generation gen.
+func genFilter(gen int) string {
+	if gen == 0 {
+		return CrawlSubject + ".*.*"
+	}
+	return genSubject(gen) + ".*.*"
+}
+
+// subjectGen is the generation of a subject of FETCH_CRAWL.
+func subjectGen(subject string) int {
+	t := strings.Split(subject, ".")
+	if len(t) != 5 {
+		return 0
+	}
+	g, _ := strconv.Atoi(t[2])
+	return g
+}
+
+// advance makes the frontier add links to generation gen from now on,
+// when it is later than the one it adds to: a crawl started again.
+func (f *Frontier) advance(gen int) {
+	f.mu.Lock()
+	f.gen = max(f.gen, gen)
+	f.mu.Unlock()
 }
 
 // turnKey is the host a link is taken in turn under: "scheme://host:port",
@@ -221,6 +272,9 @@ func (f *Frontier) Add(ctx context.Context, links ...crawl.Link) (int, error) {
 func (f *Frontier) add(ctx context.Context, links []crawl.Link) (int, []crawl.Link, error) {
 	futures := make([]jetstream.PubAckFuture, 0, len(links))
 	sent := make([]crawl.Link, 0, len(links))
+	f.mu.Lock()
+	gen := f.gen
+	f.mu.Unlock()
 	for i, l := range links {
 		m := linkMsg{URL: l.URL.String(), Key: l.Key, Depth: l.Depth, Tag: l.Tag, Rel: l.Rel, Kind: l.Kind, Listed: l.Listed, Public: l.Public}
 		if l.Referrer != nil {
@@ -234,7 +288,7 @@ func (f *Frontier) add(ctx context.Context, links []crawl.Link) (int, []crawl.Li
 			f.logf("a link of %d bytes not added to the crawl: %s", len(data), l.URL.Redacted())
 			continue
 		}
-		fu, err := f.q.js.PublishAsync(crawlSubject(l), data)
+		fu, err := f.q.js.PublishAsync(crawlSubject(gen, l), data)
 		if err != nil {
 			n, rest, _ := f.settle(ctx, futures, sent)
 			return n, append(rest, links[i:]...), err
@@ -400,6 +454,17 @@ func (f *Frontier) hold(msg jetstream.Msg) {
 	if m.Referrer != "" {
 		l.Referrer, _ = url.ParseLenient(m.Referrer)
 	}
+	switch gen := subjectGen(msg.Subject()); {
+	case gen < f.gen:
+		// A link of a crawl before the one started since: that crawl
+		// had ended (a crawl is started again only then), so this is
+		// a late add of a worker that had not seen the new one yet.
+		f.logf("dropping link %d of %s: of crawl %d, not of crawl %d", meta.Sequence.Stream, CrawlStream, gen, f.gen)
+		msg.Ack()
+		return
+	case gen > f.gen:
+		f.gen = gen // a crawl started since: its pages' links go to it
+	}
 	if _, dup := f.taken[l.Key]; dup {
 		// Delivered again while ours (after a lost acknowledgement of
 		// progress): the copy we hold answers for both.
@@ -487,6 +552,24 @@ func (f *Frontier) takenLink(key string) (seq uint64, delivered int, ok bool) {
 		return 0, 0, false
 	}
 	return m.seq, m.delivered, true
+}
+
+// doneSeq returns the sequence of the message of l in the crawl the
+// frontier adds to, for a link done already (the crawl visits a failed
+// page after it is done); 0 when it cannot be had.
+func (f *Frontier) doneSeq(ctx context.Context, l crawl.Link) uint64 {
+	f.mu.Lock()
+	gen := f.gen
+	f.mu.Unlock()
+	s, err := f.q.js.Stream(ctx, CrawlStream)
+	if err != nil {
+		return 0
+	}
+	m, err := s.GetLastMsgForSubject(ctx, crawlSubject(gen, l))
+	if err != nil {
+		return 0
+	}
+	return m.Sequence
 }
 
 // heartbeat tells the server every third of AckWait that the links held

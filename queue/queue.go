@@ -631,9 +631,10 @@ type Stats struct {
 
 // CrawlStats is the state of the fleet crawl's frontier.
 type CrawlStats struct {
-	Seen     uint64 `json:"seen"`      // URLs the crawl ever queued
-	Queued   uint64 `json:"queued"`    // links not yet taken by a worker
-	InFlight int    `json:"in_flight"` // links taken and not yet done
+	Seen       uint64 `json:"seen"`                 // URLs the current crawl queued
+	Queued     uint64 `json:"queued"`               // links not yet taken by a worker
+	InFlight   int    `json:"in_flight"`            // links taken and not yet done
+	Generation int    `json:"generation,omitempty"` // the current crawl's (Crawl.Generation)
 }
 
 // Stats reports the queue's progress. Queued and InFlight are the

@@ -42,6 +42,9 @@ type seenJob struct {
 	status  int
 	kind    string
 	modTime *time.Time
+	// mediaType is the resource's, for a crawl to read the links of
+	// the body kept.
+	mediaType string
 }
 
 // ResultsName is the name of the results file in a store directory.
@@ -176,7 +179,7 @@ func (s *Store) commitAll(items []storeItem) (stored []bool, err error) {
 			return nil, err
 		}
 		lines = append(append(lines, line...), '\n')
-		s.seen[it.key] = seenJob{seq: rec.Seq, crawl: rec.Crawl, status: rec.Status, kind: rec.Kind, modTime: rec.ModTime}
+		s.seen[it.key] = seenJob{seq: rec.Seq, crawl: rec.Crawl, status: rec.Status, kind: rec.Kind, modTime: rec.ModTime, mediaType: rec.MediaType}
 		stored[i] = true
 	}
 	if len(lines) == 0 {
@@ -262,7 +265,7 @@ func (s *Store) catchUp(rf *os.File) error {
 			s.off += int64(len(line))
 			var r Record
 			if json.Unmarshal(bytes.TrimSpace(line), &r) == nil && r.URL != "" {
-				s.seen[Key(r.URL)] = seenJob{seq: r.Seq, crawl: r.Crawl, status: r.Status, kind: r.Kind, modTime: r.ModTime}
+				s.seen[Key(r.URL)] = seenJob{seq: r.Seq, crawl: r.Crawl, status: r.Status, kind: r.Kind, modTime: r.ModTime, mediaType: r.MediaType}
 			}
 			continue
 		}

@@ -72,6 +72,10 @@ type Crawler struct {
 	// not visited; its links are read from the copy, and it is counted in
 	// Stats.Unchanged. ok is false when there is no copy.
 	Stored func(ctx context.Context, u *url.URL) (modified time.Time, open func() (*fetch.Resource, error), ok bool)
+	// RobotsCache, when set, keeps hosts' robots.txt files beyond this
+	// run, shared with other crawlers (see RobotsCache); nil keeps each
+	// host's file for the run only.
+	RobotsCache RobotsCache
 	// UserAgent is the name robots.txt rules are looked up under; ""
 	// means "fetch".
 	UserAgent string
@@ -217,7 +221,7 @@ func (c *Crawler) Run(ctx context.Context, seeds ...string) (Stats, error) {
 	}
 	cr.cond = sync.NewCond(&cr.mu)
 	if !c.IgnoreRobots {
-		cr.robots = &Robots{Client: c.Client, UserAgent: c.UserAgent, Do: cr.paced}
+		cr.robots = &Robots{Client: c.Client, UserAgent: c.UserAgent, Do: cr.paced, Cache: c.RobotsCache}
 	}
 	p := c.Client.Parser
 	p.Lenient = true

@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -35,6 +36,10 @@ type Robots struct {
 	// makes it wait for the host's turn under its rate, and retries it,
 	// as any other request.
 	Do func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error)
+	// Cache, when set, is asked for each host's file first, and keeps the
+	// one fetched (see RobotsCache); nil fetches every host's file once
+	// for this Robots.
+	Cache RobotsCache
 
 	mu    sync.Mutex
 	hosts map[string]*robotstxt.RobotsData
@@ -122,37 +127,58 @@ func (r *Robots) data(ctx context.Context, u *url.URL) *robotstxt.RobotsData {
 	return v.(*robotstxt.RobotsData)
 }
 
-// fetch reads and parses the host's robots.txt; nil allows everything.
+// fetch reads and parses the host's robots.txt, through the Cache when
+// there is one; nil allows everything.
 func (r *Robots) fetch(ctx context.Context, u *url.URL) *robotstxt.RobotsData {
+	get := func(ctx context.Context) (RobotsFile, error) { return r.get(ctx, u) }
+	var f RobotsFile
+	var err error
+	if r.Cache != nil {
+		f, err = r.Cache.Load(ctx, robotsKey(u), get)
+	} else {
+		f, err = get(ctx)
+	}
+	if err != nil {
+		return nil // unreachable: allow, the pages will fail on their own
+	}
+	data, err := robotstxt.FromStatusAndBytes(f.Status, f.Body)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// errUnreachable says a host's robots.txt could not be had: neither a
+// file nor a status.
+var errUnreachable = errors.New("crawl: robots.txt unreachable")
+
+// get fetches the host's robots.txt: its status and body, or
+// errUnreachable.
+func (r *Robots) get(ctx context.Context, u *url.URL) (RobotsFile, error) {
 	ru := &url.URL{Scheme: u.Scheme, Host: u.Host, Port: u.Port, Hier: true, Slash: true, Path: "robots.txt"}
-	status, body := 200, []byte(nil)
 	do := r.Do
 	if do == nil {
 		do = r.Client.Do
 	}
 	res, err := do(ctx, &fetch.Request{URL: ru, Hop: true})
 	if err == nil {
+		var body []byte
 		body, err = io.ReadAll(io.LimitReader(res.Body, robotsMax))
 		res.Body.Close()
+		status := 200
 		if res.Status != 0 {
 			status = res.Status
 		}
-	}
-	if err != nil {
-		var re *fetch.ReplyError
-		switch {
-		case errors.As(err, &re) && re.Code >= 400:
-			status = re.Code
-		case fetch.KindOf(err) == fetch.NotFound:
-			status = 404
-		default:
-			return nil // unreachable: allow, the pages will fail on their own
+		if err == nil {
+			return RobotsFile{Status: status, Body: body}, nil
 		}
-		body = nil
 	}
-	data, err := robotstxt.FromStatusAndBytes(status, body)
-	if err != nil {
-		return nil
+	var re *fetch.ReplyError
+	switch {
+	case errors.As(err, &re) && re.Code >= 400:
+		return RobotsFile{Status: re.Code}, nil
+	case fetch.KindOf(err) == fetch.NotFound:
+		return RobotsFile{Status: 404}, nil
 	}
-	return data
+	return RobotsFile{}, fmt.Errorf("%w: %w", errUnreachable, err)
 }

@@ -84,7 +84,7 @@ func (m queueMode) fresh(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, s := range []string{"FETCH_JOBS", "FETCH_RESULTS", "KV_FETCH_HOSTS", "KV_FETCH_STATS", "FETCH_CRAWL", "KV_FETCH_CRAWLS", "KV_FETCH_WAITS", "KV_FETCH_CLAIMS"} {
+	for _, s := range []string{"FETCH_JOBS", "FETCH_RESULTS", "KV_FETCH_HOSTS", "KV_FETCH_STATS", "FETCH_CRAWL", "KV_FETCH_CRAWLS", "KV_FETCH_WAITS", "KV_FETCH_CLAIMS", "KV_FETCH_ROBOTS"} {
 		if err := js.DeleteStream(ctx, s); err != nil && !strings.Contains(err.Error(), "not found") {
 			t.Fatal(err)
 		}

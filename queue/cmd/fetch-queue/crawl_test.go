@@ -12,8 +12,10 @@ import (
 )
 
 // "fetch enqueue -r -l 1" starts a fleet crawl: a worker follows the
-// seed's links one deep, no further, each page once, and a second
-// "enqueue -r" of the same seed queues nothing.
+// seed's links one deep, no further, each page once. A second "enqueue -r"
+// of the same seed while the crawl is queued extends it, queueing nothing;
+// one after it ended starts crawl 2, which fetches the pages again (not
+// robots.txt: the fleet keeps it).
 func TestEnqueueRecursive(t *testing.T) {
 	var mu sync.Mutex
 	var paths []string
@@ -36,14 +38,17 @@ func TestEnqueueRecursive(t *testing.T) {
 	defer site.Close()
 	state, store := t.TempDir(), filepath.Join(t.TempDir(), "s")
 	out := runQueue(t, "enqueue", "--state", state, "-r", "-l", "1", site.URL+"/")
-	if !strings.Contains(out, "1 seeds queued") {
+	if !strings.Contains(out, "crawl started: 1 seeds queued") {
 		t.Errorf("enqueue -r said %q", out)
+	}
+	if out := runQueue(t, "enqueue", "--state", state, "-r", "-l", "1", site.URL+"/"); !strings.Contains(out, "crawl 1 extended: 0 seeds queued (1 crawled before") {
+		t.Errorf("enqueue -r again, before the crawl, said %q", out)
 	}
 	if out := runQueue(t, "results", "--state", state); !strings.Contains(out, "crawl: 1 URLs seen, 1 queued, 0 in flight") {
 		t.Errorf("fetch results before the crawl said %q", out)
 	}
 	runQueue(t, "worker", "--state", state, "--store", store, "--drain", "-s")
-	if out := runQueue(t, "results", "--state", state, "--json"); !strings.Contains(out, `"crawl":{"seen":3,"queued":0,"in_flight":0}`) {
+	if out := runQueue(t, "results", "--state", state, "--json"); !strings.Contains(out, `"crawl":{"seen":3,"queued":0,"in_flight":0,"generation":1}`) {
 		t.Errorf("fetch results --json after the crawl said %q", out)
 	}
 	got := stored(t, store)
@@ -62,7 +67,14 @@ func TestEnqueueRecursive(t *testing.T) {
 		t.Errorf("requests %q, want %q", paths, want)
 	}
 	mu.Unlock()
-	if out := runQueue(t, "enqueue", "--state", state, "-r", site.URL+"/"); !strings.Contains(out, "0 seeds queued (1 crawled before") {
-		t.Errorf("enqueue -r again said %q", out)
+	if out := runQueue(t, "enqueue", "--state", state, "-r", "-l", "1", site.URL+"/"); !strings.Contains(out, "crawl 2 started: 1 seeds queued (crawl 1 had ended") {
+		t.Errorf("enqueue -r after the crawl said %q", out)
 	}
+	runQueue(t, "worker", "--state", state, "--store", store, "--drain", "-s")
+	mu.Lock()
+	slices.Sort(paths)
+	if want := []string{"/", "/", "/a", "/a", "/b", "/b", "/robots.txt"}; !slices.Equal(paths, want) {
+		t.Errorf("requests after crawl 2 %q, want %q", paths, want)
+	}
+	mu.Unlock()
 }
