@@ -4,8 +4,9 @@
 # here by integration_test/servers/http.sh), at the same politeness
 # (--parallel 4, no robots.txt, no parent folder): the requests each made,
 # counted in nginx's access log, against the unique URLs of the site; the
-# peak RSS of each; and, on a quiet machine only (bench/lib.sh's
-# figure_start), the wall time and its ratio fetch/wget2.
+# peak RSS and the CPU (user + system) of each; and, on a quiet machine
+# only (bench/lib.sh's figure_start), the wall time and its ratio
+# fetch/wget2.
 #
 #   bash bench/crawl.sh [PAGES] [ROUNDS]   (default 5000 pages, 3 alternating rounds, medians; FETCH_BIN=path skips the build)
 #
@@ -69,32 +70,36 @@ out=$(mktemp -d "${CRAWL_OUT:-/dev/shm}/fetch-crawl.XXXXXX")
 trap 'bash "$root/integration_test/servers/http.sh" stop; rm -rf "$out"' EXIT
 
 # run NAME CMD...: mirror the site with CMD into a fresh folder; print
-# "NAME requests RSS_KIB WALL".
+# "NAME requests RSS_KIB WALL CPU" (CPU: user + system seconds).
 run() {
-	local name=$1 before after wall rss
+	local name=$1 before after wall rss cpu
 	shift
 	rm -rf "$out"
 	mkdir -p "$out"
 	before=$(wc -l <"$log")
-	read -r wall rss _ < <(cd "$out" && measure "$@")
+	read -r wall rss cpu < <(cd "$out" && measure "$@")
 	after=$(wc -l <"$log")
-	echo "$name $((after - before)) $rss $wall"
+	echo "$name $((after - before)) $rss $wall $cpu"
 }
 
 BENCH_ALLOW_LOAD=1 figure_start 2>/dev/null
 # The same politeness: four connections to the host each (fetch's
 # --per-host is 2 by default; wget2 opens one a thread).
-fws=() wws=()
+fws=() wws=() fcs=() wcs=()
 for ((r = 1; r <= rounds; r++)); do
-	read -r _ fr fm fw < <(run fetch "$fetch" -r -l 100 --parallel 4 --per-host 4 --no-robots -s "$base")
-	read -r _ wr wm ww < <(run wget "$wget" -r -l 100 --no-parent -e robots=off --max-threads=4 -q -P . "$base" 2>/dev/null ||
+	read -r _ fr fm fw fc < <(run fetch "$fetch" -r -l 100 --parallel 4 --per-host 4 --no-robots -s "$base")
+	read -r _ wr wm ww wc < <(run wget "$wget" -r -l 100 --no-parent -e robots=off --max-threads=4 -q -P . "$base" 2>/dev/null ||
 		run wget "$wget" -r -l 100 --no-parent -e robots=off -q -P . "$base")
-	fws+=("$fw") wws+=("$ww")
+	fws+=("$fw") wws+=("$ww") fcs+=("$fc") wcs+=("$wc")
 done
 fw=$(median "${fws[@]}") ww=$(median "${wws[@]}")
 echo "site: $unique unique URLs ($pages pages); load before: $load_before${load_mark}"
 echo "fetch -r: $fr requests, peak RSS $((fm / 1024)) MiB"
 echo "$(basename "$wget") -r: $wr requests, peak RSS $((wm / 1024)) MiB"
+# The CPU each spent (user + system, medians), printed whatever the load
+# (a loaded machine inflates both): with nginx on the same two cores, the
+# CPU is what bounds the wall.
+echo "cpu: fetch $(median "${fcs[@]}")s, $(basename "$wget") $(median "${wcs[@]}")s (medians of $rounds rounds${load_mark:+, LOADED})"
 if [ -z "$load_mark" ]; then
 	python3 -c "import sys; f, w = float(sys.argv[1]), float(sys.argv[2]); print(f'wall: fetch {f:.3f}s, $(basename "$wget") {w:.3f}s, ratio {f / w:.3f} (medians of $rounds alternating rounds)')" "$fw" "$ww"
 else

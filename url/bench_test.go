@@ -114,3 +114,23 @@ func BenchmarkParseVsNetURL(b *testing.B) {
 	b.ReportMetric(float64(ours)/float64(theirs), "ratio")
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkResolveNormalize resolves the links of a crawled page against
+// it and normalises them, as a crawl does with each link it finds: one op
+// is one link.
+func BenchmarkResolveNormalize(b *testing.B) {
+	p := Parser{Lenient: true}
+	base, err := p.Parse("http://127.0.0.1:8080/site/p42.html")
+	if err != nil {
+		b.Fatal(err)
+	}
+	refs := []string{"index.html", "./p42.html", "../site/p42.html", "logo.png", "p421.html", "/site/a/b.html?x=1"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		u, err := p.Resolve(base, refs[i%len(refs)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = u.Normalize().String()
+	}
+}

@@ -116,7 +116,7 @@ func (u *URL) Normalize() *URL {
 // nothing above it is dropped, and a path whose last segment was a dot
 // segment ends in "/". It allocates only when it changes path.
 func removeDots(path string) string {
-	if !strings.Contains(path, ".") {
+	if !hasDotSegment(path) {
 		return path
 	}
 	segs := strings.Split(path, "/")
@@ -144,6 +144,29 @@ func removeDots(path string) string {
 		return path
 	}
 	return strings.Join(out, "/")
+}
+
+// hasDotSegment reports whether a '/'-separated path has a "." or ".."
+// segment, without splitting it: most paths have dots ("a.html") but no
+// dot segment.
+func hasDotSegment(p string) bool {
+	for i := 0; i < len(p); i++ {
+		k := strings.IndexByte(p[i:], '.')
+		if k < 0 {
+			return false
+		}
+		i += k
+		if i == 0 || p[i-1] == '/' {
+			j := i + 1
+			if j < len(p) && p[j] == '.' {
+				j++
+			}
+			if j == len(p) || p[j] == '/' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isHTTPUnreserved reports whether c is a letter, a digit, '-', '.' or

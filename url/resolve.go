@@ -86,14 +86,14 @@ func (p Parser) Resolve(base *URL, ref string) (*URL, error) {
 			Expected: "an absolute URL (the base has no \"//\" and so no path to resolve against)"}
 	}
 	r := splitRef(ref, params, query)
-	b := splitRef("/"+base.Path, params, query)
+	b := splitRef(base.Path, params, query) // its path is "/"+b.path
 	switch {
 	case strings.HasPrefix(r.path, "/"):
 		// §4 step 4: an absolute path, taken as it is.
 	case r.path == "":
 		// §4 step 5: the base's path, and its params and query unless the
 		// reference has its own.
-		r.path = b.path
+		r.path = "/" + b.path
 		if !r.hasParams {
 			r.params, r.hasParams = b.params, b.hasParams
 			if !r.hasQuery {
@@ -102,9 +102,24 @@ func (p Parser) Resolve(base *URL, ref string) (*URL, error) {
 		}
 	default:
 		// §4 step 6: the base's last segment replaced, dot segments removed.
-		r.path = removeDotSegments(b.path[:strings.LastIndexByte(b.path, '/')+1] + r.path)
+		r.path = removeDotSegments("/" + b.path[:strings.LastIndexByte(b.path, '/')+1] + r.path)
 	}
-	return p.Parse(baseAuthority(base) + r.String() + fragment)
+	// baseAuthority(base) + r.String() + fragment, made at once.
+	var s strings.Builder
+	s.Grow(len(base.Scheme) + len(base.Host) + len(r.path) + len(r.params) + len(r.query) + len(fragment) + 32)
+	a := URL{Scheme: base.Scheme, User: base.User, Host: base.Host, Port: base.Port, Hier: base.Hier}
+	a.writeAuthority(&s, false)
+	s.WriteString(r.path)
+	if r.hasParams {
+		s.WriteByte(';')
+		s.WriteString(r.params)
+	}
+	if r.hasQuery {
+		s.WriteByte('?')
+		s.WriteString(r.query)
+	}
+	s.WriteString(fragment)
+	return p.Parse(s.String())
 }
 
 // hasScheme reports whether ref begins with a scheme name and ':' (before
@@ -165,7 +180,7 @@ func (r ref) String() string {
 // begins with '/': "." segments go, then "segment/.." pairs, leftmost
 // first, where segment is not "..". A ".." with no segment before it stays.
 func removeDotSegments(path string) string {
-	if !strings.Contains(path, ".") {
+	if !hasDotSegment(path) {
 		return path
 	}
 	segs := strings.Split(path[1:], "/")

@@ -143,6 +143,18 @@ func (u *URL) Redacted() string {
 func (u *URL) format(redact bool) string {
 	var b strings.Builder
 	b.Grow(len(u.Scheme) + len(u.Host) + len(u.Path) + 16)
+	u.writeAuthority(&b, redact)
+	b.WriteString(u.Path)
+	if u.HasFragment {
+		b.WriteByte('#')
+		b.WriteString(u.Fragment)
+	}
+	return b.String()
+}
+
+// writeAuthority writes what comes before u's Path: "scheme:", and with
+// the "//" syntax the login and the "/" after it when u has one.
+func (u *URL) writeAuthority(b *strings.Builder, redact bool) {
 	b.WriteString(u.Scheme)
 	b.WriteByte(':')
 	if u.Hier {
@@ -167,17 +179,12 @@ func (u *URL) format(redact bool) string {
 			b.WriteString(u.Host)
 		}
 		if u.Port != 0 {
+			var n [20]byte
 			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(u.Port))
+			b.Write(strconv.AppendInt(n[:0], int64(u.Port), 10))
 		}
 		if u.Slash {
 			b.WriteByte('/')
 		}
 	}
-	b.WriteString(u.Path)
-	if u.HasFragment {
-		b.WriteByte('#')
-		b.WriteString(u.Fragment)
-	}
-	return b.String()
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"iter"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -199,7 +198,7 @@ func (m *mirrorRun) failed(err error) {
 // their regexps keep out (a page that may hold links is fetched still,
 // for them, and not kept).
 func (m *mirrorRun) follow(ctx context.Context, l *crawl.Link, add func(crawl.Link)) bool {
-	if _, err := m.path(l.URL, l.Kind); err != nil {
+	if err := checkMirrorPath(l.URL); err != nil { // m.path's error, without the path
 		m.refused(l.URL, err)
 		return false
 	}
@@ -243,52 +242,15 @@ func (m *mirrorRun) visit(ctx context.Context, p *crawl.Page) error {
 		defer done()
 	}
 	name := filepath.Join(m.root, rel)
-	if err := writeFileAtomic(name, body, res.Size); err != nil {
+	if err := writeFileAtomic(name, body, res.Size, res.ModTime); err != nil {
 		if errors.Is(err, crawl.ErrTooLarge) {
 			return nil // skipped, not failed
 		}
 		m.failed(&fetch.Error{Op: "write", URL: res.URL.Redacted(), Kind: fetch.KindOf(err), Err: err})
 		return nil
 	}
-	if !res.ModTime.IsZero() {
-		os.Chtimes(name, res.ModTime, res.ModTime) // the server's time, as wget's
-	}
 	m.wrote(res, name)
 	return nil
-}
-
-// writeFileAtomic writes r to name through a temporary file renamed into
-// place once complete: a failed transfer leaves no file, and a killed run
-// leaves a temporary whose name carries its pid, which the next run
-// writing into the folder removes.
-func writeFileAtomic(name string, r io.Reader, size int64) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	// ".NAME.<pid>.<random>.part": a later run removes what a killed one
-	// left (removeStaleParts).
-	t, err := createTemp(name)
-	if err != nil {
-		return err
-	}
-	n, err := io.Copy(t, r)
-	if err == nil && size >= 0 && n < size {
-		err = fetch.Errorf(fetch.Incomplete, "got %d of %d bytes", n, size)
-	}
-	if err == nil {
-		t.Chmod(0o644)
-	}
-	if cerr := t.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(t.Name(), name)
-	}
-	if err != nil {
-		os.Remove(t.Name())
-	}
-	return err
 }
 
 // mirrorPath is where -r writes a resource, relative to the output folder:
@@ -310,19 +272,42 @@ func mirrorPath(u *url.URL, kind fetch.ResourceKind) (string, error) {
 		}
 		host += sep + strconv.Itoa(u.EffectivePort())
 	}
-	var raw, query string
+	raw, search, hasSearch := mirrorRaw(u)
+	var query string
+	if hasSearch {
+		// As wget: "a.html?x" is a file of its own ('@' for '?' on
+		// Windows), '/' in the query escaped as %2F.
+		query = "?" + strings.NewReplacer("/", "%2F", "\\", "%5C", "\x00", "%00").Replace(search)
+		if runtime.GOOS == "windows" {
+			query = "@" + strings.NewReplacer(":", "%3A", "*", "%2A", "?", "%3F", `"`, "%22", "<", "%3C", ">", "%3E", "|", "%7C").Replace(query[1:])
+		}
+	}
+	segs := []string{host}
+	decode := u.Family() == "http"
+	for s := range strings.SplitSeq(raw, "/") {
+		s, err := mirrorSegment(s, decode)
+		if err != nil {
+			return "", err
+		}
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	listing := kind == fetch.ResourceDirectory || kind == fetch.ResourceMenu || kind == fetch.ResourceList
+	if listing || len(segs) == 1 || strings.HasSuffix(raw, "/") {
+		segs = append(segs, indexName(u))
+	}
+	segs[len(segs)-1] += query
+	return filepath.Join(segs...), nil
+}
+
+// mirrorRaw returns the path of u's file on its server as mirrorPath
+// lays it out, '/'-separated (an http path still encoded), and an http
+// URL's search.
+func mirrorRaw(u *url.URL) (raw, search string, hasSearch bool) {
 	switch u.Family() {
 	case "http":
-		h := u.HTTP()
-		raw = strings.TrimPrefix(h.Path, "/")
-		if h.HasSearch {
-			// As wget: "a.html?x" is a file of its own ('@' for '?' on
-			// Windows), '/' in the query escaped as %2F.
-			query = "?" + strings.NewReplacer("/", "%2F", "\\", "%5C", "\x00", "%00").Replace(h.Search)
-			if runtime.GOOS == "windows" {
-				query = "@" + strings.NewReplacer(":", "%3A", "*", "%2A", "?", "%3F", `"`, "%22", "<", "%3C", ">", "%3E", "|", "%7C").Replace(query[1:])
-			}
-		}
+		raw, search, hasSearch = strings.Cut(u.Path, "?") // the http view's Path, less its "/", without making it
 	case "gopher":
 		raw = strings.TrimPrefix(u.Gopher().Selector, "/")
 	case "ftp":
@@ -333,31 +318,40 @@ func mirrorPath(u *url.URL, kind fetch.ResourceKind) (string, error) {
 	default:
 		raw = u.Path
 	}
-	segs := []string{host}
-	for _, s := range strings.Split(raw, "/") {
-		if u.Family() == "http" {
-			d, err := url.Unescape(s)
-			if err != nil {
-				return "", err
-			}
-			s = d
+	return raw, search, hasSearch
+}
+
+// mirrorSegment returns a segment of a path mirrorRaw returned as a file
+// name, decoded when decode is set; "" for an empty segment, which
+// mirrorPath skips. ".", ".." and separators are refused.
+func mirrorSegment(s string, decode bool) (string, error) {
+	if decode {
+		d, err := url.Unescape(s)
+		if err != nil {
+			return "", err
 		}
-		switch {
-		case s == "":
-			continue
-		case s == "." || s == "..":
-			return "", fmt.Errorf("the path segment %q cannot be a file name", s)
-		case strings.ContainsAny(s, "/\\\x00") || runtime.GOOS == "windows" && strings.ContainsAny(s, `:*?"<>|`):
-			return "", fmt.Errorf("the path segment %q holds a character a file name cannot", s)
+		s = d
+	}
+	switch {
+	case s == "." || s == "..":
+		return "", fmt.Errorf("the path segment %q cannot be a file name", s)
+	case strings.ContainsAny(s, "/\\\x00") || runtime.GOOS == "windows" && strings.ContainsAny(s, `:*?"<>|`):
+		return "", fmt.Errorf("the path segment %q holds a character a file name cannot", s)
+	}
+	return s, nil
+}
+
+// checkMirrorPath returns the error mirrorPath would for u (whatever the
+// kind), without making the path: what a link's check needs.
+func checkMirrorPath(u *url.URL) error {
+	raw, _, _ := mirrorRaw(u)
+	decode := u.Family() == "http"
+	for s := range strings.SplitSeq(raw, "/") {
+		if _, err := mirrorSegment(s, decode); err != nil {
+			return err
 		}
-		segs = append(segs, s)
 	}
-	listing := kind == fetch.ResourceDirectory || kind == fetch.ResourceMenu || kind == fetch.ResourceList
-	if listing || len(segs) == 1 || strings.HasSuffix(raw, "/") {
-		segs = append(segs, indexName(u))
-	}
-	segs[len(segs)-1] += query
-	return filepath.Join(segs...), nil
+	return nil
 }
 
 // indexName is the file a listing is written to in its folder.

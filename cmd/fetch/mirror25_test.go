@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -54,7 +55,7 @@ func TestWriteFileAtomicTempHasPid(t *testing.T) {
 		}
 		return 0, io.EOF
 	})
-	if err := writeFileAtomic(filepath.Join(dir, "f"), r, -1); err != nil {
+	if err := writeFileAtomic(filepath.Join(dir, "f"), r, -1, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != 1 {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -100,14 +101,11 @@ func (m *mirrorRun) convertPage(name string, base *url.URL) error {
 	if bytes.Equal(out.Bytes(), b) {
 		return nil
 	}
-	fi, _ := os.Stat(name)
-	if err := writeFileAtomic(name, &out, int64(out.Len())); err != nil {
-		return err
+	var mod time.Time
+	if fi, err := os.Stat(name); err == nil {
+		mod = fi.ModTime() // --mirror's timestamps stay the server's
 	}
-	if fi != nil {
-		os.Chtimes(name, fi.ModTime(), fi.ModTime()) // --mirror's timestamps stay the server's
-	}
-	return nil
+	return writeFileAtomic(name, &out, int64(out.Len()), mod)
 }
 
 // convertURL returns a link of the page in file name (whose URL is base)

@@ -53,9 +53,14 @@ func (m *mirrorRun) keeps(u *url.URL) bool {
 	if c == nil {
 		return true
 	}
-	s := u.String()
-	if c.acceptRE != nil && !c.acceptRE.MatchString(s) || c.rejectRE != nil && c.rejectRE.MatchString(s) {
-		return false
+	if c.acceptRE != nil || c.rejectRE != nil {
+		s := u.String()
+		if c.acceptRE != nil && !c.acceptRE.MatchString(s) || c.rejectRE != nil && c.rejectRE.MatchString(s) {
+			return false
+		}
+	}
+	if len(c.accept) == 0 && len(c.reject) == 0 {
+		return true // (a link's check: no name made when no pattern needs one)
 	}
 	name := path.Base(fileName(u))
 	if len(c.accept) > 0 && !matchAny(c.accept, name) {

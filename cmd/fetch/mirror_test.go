@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/url"
@@ -48,6 +49,9 @@ func TestMirrorPath(t *testing.T) {
 			t.Fatalf("%s: %v", tt.url, err)
 		}
 		got, err := mirrorPath(u, tt.kind)
+		if cerr := checkMirrorPath(u); (cerr == nil) != (err == nil) {
+			t.Errorf("checkMirrorPath(%s) = %v, but mirrorPath's error is %v", tt.url, cerr, err)
+		}
 		if tt.want == "" {
 			if err == nil {
 				t.Errorf("mirrorPath(%s) = %q, want an error", tt.url, got)
@@ -64,18 +68,55 @@ func TestMirrorPath(t *testing.T) {
 func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "h", "a", "f")
-	if err := writeFileAtomic(name, strings.NewReader("data"), 4); err != nil {
+	if err := writeFileAtomic(name, strings.NewReader("data"), 4, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(name); string(b) != "data" {
 		t.Errorf("wrote %q", b)
 	}
 	short := filepath.Join(dir, "h", "short")
-	if err := writeFileAtomic(short, strings.NewReader("da"), 4); fetch.KindOf(err) != fetch.Incomplete {
+	if err := writeFileAtomic(short, strings.NewReader("da"), 4, time.Time{}); fetch.KindOf(err) != fetch.Incomplete {
 		t.Errorf("short body: %v, want Incomplete", err)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, "h")); len(ents) != 1 {
 		t.Errorf("after a short body the folder holds %d entries, want only a/", len(ents))
+	}
+}
+
+// A mirrored file gets mode 0644 whatever the umask, the times it is
+// given, and replaces what was there; its temporary is gone.
+func TestWriteFileAtomicModeTimes(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "h", "f")
+	mod := time.Date(2025, 6, 1, 12, 0, 0, 500, time.UTC)
+	for _, body := range []string{"first", "second"} {
+		if err := writeFileAtomic(name, strings.NewReader(body), -1, mod); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(name); string(b) != body {
+			t.Errorf("wrote %q, want %q", b, body)
+		}
+		if !fi.ModTime().Equal(mod) {
+			t.Errorf("modified %v, want %v", fi.ModTime(), mod)
+		}
+		if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o644 {
+			t.Errorf("mode %v, want 0644", fi.Mode().Perm())
+		}
+		if ents, _ := os.ReadDir(filepath.Dir(name)); len(ents) != 1 {
+			t.Errorf("the folder holds %d entries, want the file only", len(ents))
+		}
+	}
+	// Without times, the file's are the time of writing.
+	before := time.Now().Add(-time.Minute)
+	if err := writeFileAtomic(name, strings.NewReader("x"), 1, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(name); err != nil || fi.ModTime().Before(before) {
+		t.Errorf("without times: %v, %v", fi.ModTime(), err)
 	}
 }
 

@@ -418,7 +418,13 @@ func createTemp(final string) (*os.File, error) {
 // tempName returns a name for a temporary file for base in dir:
 // ".BASE.<pid>.<8 random hex digits>.part".
 func tempName(dir, base string) string {
-	return dir + "." + base + "." + pidText + "." + fmt.Sprintf("%08x", rand.Uint32()) + ".part"
+	var hex [8]byte
+	v := rand.Uint32()
+	for i := len(hex) - 1; i >= 0; i-- {
+		hex[i] = "0123456789abcdef"[v&15]
+		v >>= 4
+	}
+	return dir + "." + base + "." + pidText + "." + string(hex[:]) + ".part"
 }
 
 // remoteName is the -O file name: the URL's last path segment, decoded.

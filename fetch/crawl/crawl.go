@@ -394,7 +394,7 @@ func (cr *crawl) request(r *fetch.Result) (*fetch.Request, error) {
 	defer cr.mu.Unlock()
 	l := cr.items[r.Index]
 	req := &fetch.Request{URL: r.URL}
-	if l != nil && l.Referrer != nil && l.Referrer.HostPort() != r.URL.HostPort() {
+	if l != nil && l.Referrer != nil && (l.Referrer.Host != r.URL.Host || l.Referrer.EffectivePort() != r.URL.EffectivePort()) { // their HostPorts differ
 		req.Hop = true
 	}
 	if l != nil {

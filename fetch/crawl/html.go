@@ -61,76 +61,87 @@ func htmlLinks(r io.Reader, page *url.URL, emit func(Link) bool, nofollow func()
 				}
 			}
 		case html.EndTagToken:
-			name, _ := z.TagName()
-			if atom.Lookup(name) == atom.Style {
+			if rawAtom(z.Raw()) == atom.Style {
 				inStyle = false
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			el := atom.Lookup(name)
+			// The element is told from the raw tag, and its attributes
+			// are read only where links may be: the tokenizer makes a
+			// copy of each name and value it returns.
+			raw := z.Raw()
+			el := rawAtom(raw)
 			if el == atom.Style {
 				inStyle = true
 			}
-			if !hasAttr {
+			if !linkElement(el) && !hasFoldStyle(raw) {
 				continue
 			}
-			attrs := map[string]string{}
+			// TagAttr alone (TagName would copy the name again): a
+			// tag without attributes gives a nil key.
+			var attrs tagAttrs
+			n := 0
 			for {
 				k, v, more := z.TagAttr()
-				switch string(k) {
-				case "href", "src", "srcset", "rel", "poster", "data", "action", "method", "http-equiv", "name", "content", "style":
-					if _, dup := attrs[string(k)]; !dup {
-						attrs[string(k)] = string(v)
-					}
+				if k != nil {
+					attrs.set(k, v)
+					n++
 				}
 				if !more {
 					break
 				}
 			}
-			rel := strings.ToLower(strings.Join(strings.Fields(attrs["rel"]), " "))
-			if s, ok := attrs["style"]; ok {
+			if n == 0 {
+				continue
+			}
+			rel := ""
+			if r := attrs.get(aRel); r != "" {
+				rel = strings.ToLower(strings.Join(strings.Fields(r), " "))
+			}
+			if s, ok := attrs.lookup(aStyle); ok {
 				for _, raw := range cssURLs(s) {
 					add(raw, "css", "")
 				}
 			}
 			switch el {
 			case atom.Base:
-				if h, ok := attrs["href"]; ok && !based {
+				if h, ok := attrs.lookup(aHref); ok && !based {
 					based = true
 					if b, err := base.ResolveReference(strings.TrimSpace(h)); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
 						base = b
 					}
 				}
 			case atom.A, atom.Area, atom.Link:
-				if h, ok := attrs["href"]; ok {
+				if h, ok := attrs.lookup(aHref); ok {
 					add(h, el.String(), rel)
 				}
 			case atom.Img, atom.Source, atom.Script, atom.Frame, atom.Iframe, atom.Embed, atom.Audio, atom.Video, atom.Track:
-				if s, ok := attrs["src"]; ok {
+				if s, ok := attrs.lookup(aSrc); ok {
 					add(s, el.String(), "")
 				}
-				for _, raw := range srcset(attrs["srcset"]) {
-					add(raw, el.String(), "")
+				if ss, ok := attrs.lookup(aSrcset); ok {
+					for _, raw := range srcset(ss) {
+						add(raw, el.String(), "")
+					}
 				}
-				if p, ok := attrs["poster"]; ok {
+				if p, ok := attrs.lookup(aPoster); ok {
 					add(p, el.String(), "")
 				}
 			case atom.Object:
-				if d, ok := attrs["data"]; ok {
+				if d, ok := attrs.lookup(aData); ok {
 					add(d, "object", "")
 				}
 			case atom.Form:
-				m := strings.ToLower(strings.TrimSpace(attrs["method"]))
-				if a, ok := attrs["action"]; ok && (m == "" || m == "get") {
+				m := strings.ToLower(strings.TrimSpace(attrs.get(aMethod)))
+				if a, ok := attrs.lookup(aAction); ok && (m == "" || m == "get") {
 					add(a, "form", "")
 				}
 			case atom.Meta:
 				switch {
-				case strings.EqualFold(attrs["http-equiv"], "refresh"):
-					if raw, ok := refreshURL(attrs["content"]); ok {
+				case strings.EqualFold(attrs.get(aHTTPEquiv), "refresh"):
+					if raw, ok := refreshURL(attrs.get(aContent)); ok {
 						add(raw, "meta", "")
 					}
-				case strings.EqualFold(attrs["name"], "robots") && robotsNofollow(attrs["content"]):
+				case strings.EqualFold(attrs.get(aName), "robots") && robotsNofollow(attrs.get(aContent)):
 					if nofollow != nil {
 						nofollow()
 					}
@@ -139,6 +150,119 @@ func htmlLinks(r io.Reader, page *url.URL, emit func(Link) bool, nofollow func()
 		}
 	}
 	return bad
+}
+
+// The attributes htmlLinks reads, by index in a tagAttrs.
+const (
+	aHref = iota
+	aSrc
+	aSrcset
+	aRel
+	aPoster
+	aData
+	aAction
+	aMethod
+	aHTTPEquiv
+	aName
+	aContent
+	aStyle
+	nAttrs
+)
+
+// tagAttrs holds the attributes of a tag htmlLinks reads, the first of
+// each name.
+type tagAttrs struct {
+	val [nAttrs]string
+	has [nAttrs]bool
+}
+
+// set takes one attribute of the tag; one of a name already set, or of
+// no name read, is ignored.
+func (a *tagAttrs) set(k, v []byte) {
+	i := -1
+	switch string(k) {
+	case "href":
+		i = aHref
+	case "src":
+		i = aSrc
+	case "srcset":
+		i = aSrcset
+	case "rel":
+		i = aRel
+	case "poster":
+		i = aPoster
+	case "data":
+		i = aData
+	case "action":
+		i = aAction
+	case "method":
+		i = aMethod
+	case "http-equiv":
+		i = aHTTPEquiv
+	case "name":
+		i = aName
+	case "content":
+		i = aContent
+	case "style":
+		i = aStyle
+	}
+	if i >= 0 && !a.has[i] {
+		a.val[i], a.has[i] = string(v), true
+	}
+}
+
+func (a *tagAttrs) lookup(i int) (string, bool) { return a.val[i], a.has[i] }
+
+func (a *tagAttrs) get(i int) string { return a.val[i] }
+
+// linkElement reports whether htmlLinks reads links from an element's
+// attributes (but for style, which any element may have).
+func linkElement(el atom.Atom) bool {
+	switch el {
+	case atom.Base, atom.A, atom.Area, atom.Link, atom.Img, atom.Source, atom.Script, atom.Frame, atom.Iframe,
+		atom.Embed, atom.Audio, atom.Video, atom.Track, atom.Object, atom.Form, atom.Meta:
+		return true
+	}
+	return false
+}
+
+// rawAtom returns the element of a raw start or end tag ("<A href=x>",
+// "</style>"), as the tokenizer's TagName would name it: the name ends at
+// white space, '/' or '>', and is lower-cased. It is 0 for a name no atom
+// has.
+func rawAtom(raw []byte) atom.Atom {
+	i := 1 // after '<'
+	if i < len(raw) && raw[i] == '/' {
+		i++
+	}
+	var buf [16]byte
+	n := 0
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		if c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '/' || c == '>' {
+			break
+		}
+		if n == len(buf) {
+			return 0 // longer than any element htmlLinks reads
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return atom.Lookup(buf[:n])
+}
+
+// hasFoldStyle reports whether a raw tag holds "style" in any case: an
+// element that may have a style attribute.
+func hasFoldStyle(raw []byte) bool {
+	for i := 0; i+5 <= len(raw); i++ {
+		if raw[i]|0x20 == 's' && raw[i+1]|0x20 == 't' && raw[i+2]|0x20 == 'y' && raw[i+3]|0x20 == 'l' && raw[i+4]|0x20 == 'e' {
+			return true
+		}
+	}
+	return false
 }
 
 // robotsNofollow reports whether a <meta name=robots> content forbids

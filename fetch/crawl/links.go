@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -8,26 +9,50 @@ import (
 	"sync"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/url"
 )
 
 // addBatch is how many links an extraction hands the frontier at once.
 const addBatch = 256
 
 // extraction finds the links of one resource as its body is read: the
-// bytes Visit and the crawl read go through a pipe to a reader of links
-// (HTML, or the handler's BodyLister), or, for a directory listed as a
-// resource, each entry is a link as it is rendered. The links go to the
-// frontier as they are found, a few hundred at a time, so that a page of
-// a million links is never held whole.
+// bytes Visit and the crawl read go to a reader of links (HTML, or the
+// handler's BodyLister), gathered while the body is small (see syncMax),
+// else through a pipe as they come; or, for a directory listed as a
+// resource, each entry is a link as it is rendered. The links of a longer
+// body go to the frontier as they are found, a few hundred at a time, so
+// that a page of a million links is never held whole.
 type extraction struct {
-	cr       *crawl
-	ctx      context.Context
-	from     *Link
-	pw       *io.PipeWriter // nil when the links come from entries
+	cr   *crawl
+	ctx  context.Context
+	from *Link
+	// read reads the links from the body's bytes; nil when they come
+	// from entries. Until the body is more than syncMax bytes, it waits
+	// with the bytes gathered in buf, and reads them when the body ends,
+	// where the body is read; a longer body starts it in a goroutine of
+	// its own (pw), fed as the bytes come.
+	read     func(io.Reader)
+	buf      *[]byte
+	pw       *io.PipeWriter
 	wg       sync.WaitGroup
 	batch    []Link
 	nofollow bool // the page's <meta name=robots> said nofollow
+	keep     func(Link)
+	hook     hookLinks
 }
+
+// syncMax is how many bytes of a body its links wait for before they
+// are read, to be read where the body is once it ends: most pages are
+// smaller, and reading them so costs no goroutine (its stack grown anew
+// for each page) and no hand-over at each read. A longer body's links go
+// to the frontier as they are found.
+const syncMax = 32 << 10
+
+// bodyBufs holds the buffers of bodies whose links wait (see syncMax).
+var bodyBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, syncMax)
+	return &b
+}}
 
 // extract starts the extraction of res's links; nil when res names none
 // the crawl can read.
@@ -81,10 +106,17 @@ func (cr *crawl) unlisted(res *fetch.Resource, err error) {
 	cr.logf(slog.LevelWarn, "the links of this listing cannot be read", "url", res.URL.Redacted(), "err", err)
 }
 
-// start runs read over the bytes of the body in a goroutine of its own.
-func (ex *extraction) start(read func(io.Reader)) {
+// start sets read to read the links from the bytes of the body, as they
+// are written (see extraction.read).
+func (ex *extraction) start(read func(io.Reader)) { ex.read = read }
+
+// stream starts read in a goroutine of its own, fed through a pipe, with
+// the bytes gathered so far.
+func (ex *extraction) stream() {
 	pr, pw := io.Pipe()
 	ex.pw = pw
+	read := ex.read
+	ex.read = nil
 	ex.wg.Add(1)
 	go func() {
 		defer ex.wg.Done()
@@ -92,6 +124,19 @@ func (ex *extraction) start(read func(io.Reader)) {
 		io.Copy(io.Discard, pr) // the rest, so that the tee never blocks
 		pr.Close()
 	}()
+	if ex.buf != nil {
+		pw.Write(*ex.buf)
+		ex.release()
+	}
+}
+
+// release gives the buffer of gathered bytes back.
+func (ex *extraction) release() {
+	if ex.buf != nil {
+		*ex.buf = (*ex.buf)[:0]
+		bodyBufs.Put(ex.buf)
+		ex.buf = nil
+	}
 }
 
 // flushing hands the links found so far to the frontier each time the
@@ -108,7 +153,20 @@ func (f flushing) Read(p []byte) (int, error) {
 
 // write tees bytes of the body to the link reader.
 func (ex *extraction) write(p []byte) {
-	if ex != nil && ex.pw != nil && len(p) > 0 {
+	if ex == nil || len(p) == 0 {
+		return
+	}
+	if ex.read != nil {
+		if ex.buf == nil {
+			ex.buf = bodyBufs.Get().(*[]byte)
+		}
+		if len(*ex.buf)+len(p) <= syncMax {
+			*ex.buf = append(*ex.buf, p...)
+			return
+		}
+		ex.stream()
+	}
+	if ex.pw != nil {
 		ex.pw.Write(p)
 	}
 }
@@ -118,6 +176,15 @@ func (ex *extraction) write(p []byte) {
 func (ex *extraction) finish() {
 	if ex == nil {
 		return
+	}
+	if ex.read != nil {
+		var b []byte
+		if ex.buf != nil {
+			b = *ex.buf
+		}
+		ex.read(flushing{bytes.NewReader(b), ex})
+		ex.read = nil
+		ex.release()
 	}
 	if ex.pw != nil {
 		ex.pw.Close()
@@ -132,6 +199,8 @@ func (ex *extraction) abort() {
 	if ex == nil {
 		return
 	}
+	ex.read = nil
+	ex.release()
 	if ex.pw != nil {
 		ex.pw.CloseWithError(io.ErrUnexpectedEOF)
 	}
@@ -154,13 +223,25 @@ func (ex *extraction) entry(e fetch.Entry) {
 // link takes one link found: it is checked, and queued with the next
 // batch.
 func (ex *extraction) link(l Link) bool {
-	ex.cr.consider(ex.ctx, ex.from, l, ex.nofollow, true, func(l Link) {
-		ex.batch = append(ex.batch, l)
-		if len(ex.batch) >= addBatch {
-			ex.flush()
+	if ex.keep == nil {
+		// Made once an extraction, not once a link.
+		ex.keep = func(l Link) {
+			ex.batch = append(ex.batch, l)
+			if len(ex.batch) >= addBatch {
+				ex.flush()
+			}
 		}
-	})
+		ex.hook.add = func(a Link) { ex.hook.added = append(ex.hook.added, a) }
+	}
+	ex.cr.consider(ex.ctx, ex.from, l, ex.nofollow, &ex.hook, ex.keep)
 	return true
+}
+
+// hookLinks gathers the links a Follow hook adds; reused from link to
+// link of an extraction.
+type hookLinks struct {
+	added []Link
+	add   func(Link)
 }
 
 // flush hands the batch to the frontier.
@@ -190,9 +271,10 @@ func (cr *crawl) add(ctx context.Context, links []Link) {
 }
 
 // consider applies the rules to a link found in from: nofollow, no local
-// files from the network, the scope, and the Follow hook. keep takes each
-// link to queue, in normal form with its key.
-func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow, hook bool, keep func(Link)) {
+// files from the network, the scope, and the Follow hook (unless hook is
+// nil: a link the hook added). keep takes each link to queue, in normal
+// form with its key.
+func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow bool, hook *hookLinks, keep func(Link)) {
 	l.Referrer, l.Depth, l.Public = from.URL, from.Depth+1, from.Public
 	if l.Depth > cr.c.Depth && !requisite(&l) {
 		cr.count(func(s *Stats) { s.OutOfScope++ })
@@ -209,26 +291,45 @@ func (cr *crawl) consider(ctx context.Context, from *Link, l Link, pageNofollow,
 		cr.logf(slog.LevelDebug, "not followed: a local file named by a network resource", "url", l.URL.Redacted(), "referrer", from.URL.Redacted())
 		return
 	}
-	if ok, why := cr.scope.allows(l.URL); !ok {
+	// The link's normal form and its text (its key but for a Key of the
+	// Crawler's), made once for the scope's prefixes and the frontier
+	// unless the hook changes the link.
+	norm := l.URL.Normalize()
+	text := norm.String()
+	if ok, why := cr.scope.allows(l.URL, text); !ok {
 		cr.count(func(s *Stats) { s.OutOfScope++ })
 		cr.logf(slog.LevelDebug, "not followed: out of scope", "url", l.URL.Redacted(), "why", why)
 		return
 	}
-	if hook && cr.c.Follow != nil {
-		var added []Link
-		follow := cr.c.Follow(ctx, &l, func(a Link) { added = append(added, a) })
-		for _, a := range added {
+	if hook != nil && cr.c.Follow != nil {
+		u, was := l.URL, *l.URL
+		var user url.Userinfo
+		if u.User != nil {
+			user = *u.User
+		}
+		follow := cr.c.Follow(ctx, &l, hook.add)
+		for _, a := range hook.added {
 			if a.URL != nil {
-				cr.consider(ctx, from, a, false, false, keep)
+				cr.consider(ctx, from, a, false, nil, keep)
 			}
 		}
+		clear(hook.added)
+		hook.added = hook.added[:0]
 		if !follow || l.URL == nil {
 			cr.count(func(s *Stats) { s.Dropped++ })
 			return
 		}
+		if l.URL != u || *u != was || u.User != nil && *u.User != user {
+			norm = l.URL.Normalize() // changed by the hook
+			text = norm.String()
+		}
 	}
-	l.URL = l.URL.Normalize()
-	l.Key = cr.key(l.URL)
+	l.URL = norm
+	if cr.c.Key != nil {
+		l.Key = cr.c.Key(l.URL)
+	} else {
+		l.Key = text
+	}
 	if l.Tag == "link" && l.HasRel("canonical") {
 		// The page says it is a copy of l: l is not fetched again.
 		if l.Key != from.Key && !cr.c.FollowCanonical {

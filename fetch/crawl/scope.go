@@ -32,14 +32,25 @@ var neverImplied = []string{"file", "telnet", "tn3270", "mailto"}
 // scope is a Scope made ready for a crawl's seeds.
 type scope struct {
 	Scope
-	hosts   map[string]bool
+	hosts   map[hostPort]bool
 	schemes map[string]bool
 }
 
+// hostPort is a host, lower-cased, and its effective port: a URL's
+// HostPort without the text made for each link.
+type hostPort struct {
+	host string
+	port int
+}
+
+func hostPortOf(u *url.URL) hostPort {
+	return hostPort{strings.ToLower(u.Host), u.EffectivePort()}
+}
+
 func newScope(s Scope, seeds []*url.URL) *scope {
-	sc := &scope{Scope: s, hosts: map[string]bool{}, schemes: map[string]bool{}}
+	sc := &scope{Scope: s, hosts: map[hostPort]bool{}, schemes: map[string]bool{}}
 	for _, u := range seeds {
-		sc.hosts[strings.ToLower(u.HostPort())] = true
+		sc.hosts[hostPortOf(u)] = true
 		if len(s.Schemes) == 0 && !slices.Contains(neverImplied, u.Scheme) {
 			sc.schemes[u.Scheme] = true
 		}
@@ -50,19 +61,22 @@ func newScope(s Scope, seeds []*url.URL) *scope {
 	return sc
 }
 
-// allows reports whether a link to u is followed, and if not, why.
-func (sc *scope) allows(u *url.URL) (bool, string) {
+// allows reports whether a link to u is followed, and if not, why. k is
+// u's key (its normal form), or "" for allows to make it when it needs it.
+func (sc *scope) allows(u *url.URL, k string) (bool, string) {
 	if asksInput(u) {
 		return false, "search"
 	}
 	if !sc.schemes[u.Scheme] {
 		return false, "scheme"
 	}
-	if !sc.AnyHost && !sc.hosts[strings.ToLower(u.HostPort())] {
+	if !sc.AnyHost && !sc.hosts[hostPortOf(u)] {
 		return false, "host"
 	}
 	if len(sc.Prefixes) > 0 {
-		k := key(u)
+		if k == "" {
+			k = key(u)
+		}
 		if !slices.ContainsFunc(sc.Prefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
 			return false, "prefix"
 		}
