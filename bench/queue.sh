@@ -4,7 +4,8 @@
 # nats-server cluster's, user + system) against plain "fetch -K" of the
 # same URLs: JOBS small files from a local nginx (started here by
 # integration_test/servers/http.sh), queued on Debian's nats-server cluster
-# of three (servers/nats.sh, restarted empty for each count). Each worker
+# of three (servers/nats.sh, restarted empty for each count), enqueued in
+# batches of the default size (fetch enqueue --batch). Each worker
 # runs --parallel 16 --per-host 64 --drain; the time is from the first
 # worker's start to the last one's exit, and every run is checked: JOBS
 # lines in results.jsonl, none twice. fetch -K runs --parallel 16
@@ -12,6 +13,14 @@
 # a quiet machine only (bench/lib.sh: BENCH_ALLOW_LOAD=1 marks it LOADED).
 #
 #   bash bench/queue.sh [JOBS]      (default 3000)
+#   QUEUE_OUT=dir    write fetch -K's files and the workers' stores under
+#                    dir (default /dev/shm, tmpfs, where there is one)
+#
+# The files go to tmpfs by default for the reason bench/small.sh gives: on
+# ext4 the file system's own inode allocation (it scans the inodes deleted
+# in the last minutes for every file it creates) swamped the workers' CPU
+# and moved it threefold from run to run (perf: 60% of a worker's CPU in
+# ext4's find_inode_bit and recently_deleted).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -50,8 +59,13 @@ server_cpu() {
 	python3 -c "print(f'{$t / $hz:.2f}')"
 }
 
+outroot=${QUEUE_OUT:-/dev/shm}
+[ -d "$outroot" ] && [ -w "$outroot" ] || outroot=$IT_DIR
+outdir=$(mktemp -d "$outroot/fetch-queue-bench.XXXXXX")
+trap 'rm -rf "$outdir"; bash "$root/integration_test/servers/nats.sh" stop; bash "$root/integration_test/servers/http.sh" stop' EXIT
+
 figure_start
-out=$(mktemp -d "$IT_DIR/plain.XXXXXX")
+out=$(mktemp -d "$outdir/plain.XXXXXX")
 read -r tp _ cp < <(cd "$out" && measure "$fetch" -s --parallel 16 --per-host 64 -O -K "$list")
 n=$(find "$out" -type f | wc -l)
 [ "$n" -eq "$jobs" ] || { echo "fetch -K: $n files for $jobs URLs" >&2; exit 1; }
@@ -60,7 +74,7 @@ for n in 1 2; do
 	bash "$root/integration_test/servers/nats.sh" stop
 	bash "$root/integration_test/servers/nats.sh" start
 	source "$IT_DIR/nats.env"
-	store=$(mktemp -d "$IT_DIR/store.XXXXXX")
+	store=$(mktemp -d "$outdir/store.XXXXXX")
 	"$fetch" enqueue --nats "$FETCH_IT_NATS_URL" -K "$list" >/dev/null
 	s0=$(server_cpu)
 	t0=$(date +%s.%N)

@@ -43,7 +43,8 @@ import (
 // Planner, to state a request's protocol lines without connecting; Lister,
 // to list a directory, menu or group as entries; Pipeliner, for handlers
 // whose connections carry more than one request at a time; io.Closer, for
-// handlers that pool connections.
+// handlers that pool connections; IdleCloser, for those that can close
+// their idle connections to one address.
 type Handler interface {
 	Fetch(ctx context.Context, req *Request) (*Resource, error)
 }

@@ -48,4 +48,11 @@ func TestCommitFenced(t *testing.T) {
 	if err := q.commit(ctx, key, 8, 0, "a"); !errors.Is(err, errFenced) {
 		t.Errorf("its second commit: %v, want fenced", err)
 	}
+	// A delivery after a commit of a moment ago (the committing worker
+	// was paused past AckWait, or resumed and committed before this
+	// delivery claimed) waits for that worker's acknowledgement rather
+	// than take the job over and store it again.
+	if _, err := q.claim(ctx, key, 8, "b"); !errors.Is(err, errCommitted) {
+		t.Errorf("a claim after a commit: %v, want errCommitted", err)
+	}
 }

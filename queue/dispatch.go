@@ -2,6 +2,8 @@ package queue
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"math/rand/v2"
 	"strconv"
@@ -18,10 +20,13 @@ import (
 type delivery struct {
 	msg       jetstream.Msg
 	seq       uint64
-	delivered int   // JetStream's count of deliveries, this one included
-	waits     int   // of which handed back for want of a host slot
-	job       Job   // the job, when jobErr is nil
-	jobErr    error // why the message is no job
+	delivered int    // JetStream's count of deliveries, this one included
+	waits     int    // of which handed back for want of a host slot
+	job       Job    // the job (a batch's first), when jobErr is nil
+	jobErr    error  // why the message is no job
+	key       string // the job's Key, or the batch's hash: its name in FETCH_CLAIMS and FETCH_WAITS
+	batch     []Job  // the jobs of a batch message; nil for a message of one job
+	bad       int    // jobs of the batch left out as malformed
 	u         *url.URL
 	addr      string // the host:port its lease is for; "" for none
 	lease     *lease
@@ -53,12 +58,22 @@ func (r *run) prepare(ctx context.Context, msg jetstream.Msg) *delivery {
 		return d
 	}
 	d.seq, d.delivered = meta.Sequence.Stream, int(meta.NumDelivered)
-	d.job, d.jobErr = decodeJob(msg.Data())
-	if d.jobErr != nil {
+	jobs, batch, bad, err := decodeMessage(msg.Data())
+	if err != nil {
+		d.jobErr = err
 		return d
 	}
+	d.job, d.key, d.bad = jobs[0], Key(jobs[0].URL), bad
+	if batch {
+		d.batch = jobs
+		// The hash of the message, as in its subject (see
+		// openBatch.message), and a valid bucket key whatever the
+		// subject of a message published by other means.
+		sum := sha256.Sum256(msg.Data())
+		d.key = hex.EncodeToString(sum[:])
+	}
 	if d.delivered > 1 && r.w.Queue.waits != nil {
-		if e, err := r.w.Queue.waits.Get(ctx, r.w.Queue.jobKey(Key(d.job.URL), d.seq)); err == nil {
+		if e, err := r.w.Queue.waits.Get(ctx, r.w.Queue.jobKey(d.key, d.seq)); err == nil {
 			d.waits, _ = strconv.Atoi(string(e.Value()))
 		} else if !errors.Is(err, jetstream.ErrKeyNotFound) {
 			r.logf("reading the waits of job %d: %v", d.seq, err)
@@ -78,7 +93,7 @@ func (r *run) prepare(ctx context.Context, msg jetstream.Msg) *delivery {
 // for a try at fetching it: waiting costs a job none of its MaxDeliver.
 func (r *run) handBack(ctx context.Context, d *delivery, delay time.Duration) {
 	if q := r.w.Queue.waits; q != nil {
-		if _, err := q.Put(ctx, r.w.Queue.jobKey(Key(d.job.URL), d.seq), []byte(strconv.Itoa(d.waits+1))); err != nil {
+		if _, err := q.Put(ctx, r.w.Queue.jobKey(d.key, d.seq), []byte(strconv.Itoa(d.waits+1))); err != nil {
 			r.logf("counting a wait of job %d: %v", d.seq, err)
 		}
 	}
@@ -127,6 +142,12 @@ func (ds *dispatcher) offer(ctx context.Context, d *delivery) {
 // whether it did. A failure of the queue other than a full host hands the
 // job back.
 func (ds *dispatcher) try(ctx context.Context, d *delivery) bool {
+	if l := ds.r.leases.unpark(ctx, d.addr); l != nil {
+		// The slot of a job of the host that ended: no write.
+		d.lease = l
+		ds.send(d)
+		return true
+	}
 	l, err := ds.r.leases.acquire(ctx, d.addr)
 	if errors.Is(err, errNoSlot) {
 		return false
@@ -236,6 +257,9 @@ func (r *run) take(ctx context.Context, idle chan struct{}, freed <-chan struct{
 		default:
 		}
 		ds.retry(ctx)
+		// A slot parked by a job that ended is freed unless a job of
+		// its host waits here for it.
+		r.leases.reap(func(hp string) bool { return len(ds.waiting[hp]) > 0 }, r.free)
 		if len(idle) == 0 {
 			// Every slot busy: wait for one, trying the waiting hosts
 			// again now and then (another worker may free a slot).
@@ -263,8 +287,10 @@ func (r *run) take(ctx context.Context, idle chan struct{}, freed <-chan struct{
 			// rather than wait a second a look.
 			wait = 250 * time.Millisecond
 		}
-		got, err := r.pull(ctx, ds, len(idle), wait)
+		asked := len(idle)
+		got, err := r.pull(ctx, ds, asked, wait)
 		dry = err == nil && got == 0
+		r.backlog.Store(err == nil && got >= asked)
 		switch {
 		case ctx.Err() != nil:
 			return nil

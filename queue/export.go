@@ -2,10 +2,9 @@ package queue
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -23,17 +22,16 @@ type ExportOptions struct {
 
 // Export calls fn with each record of the results stream, from any
 // machine, in the order they were published (with Failed, the last
-// failure of each URL). It returns fn's first error, or nil at the end
-// (with Follow, when ctx is done).
+// failure of each URL, in the order of those failures), a batch's
+// records one by one. It returns fn's first error, or nil at the end
+// (with Follow, when ctx is done; with Failed and Follow, the failures
+// published after the call follow the others as they come).
+//
+// With Failed, the whole stream is read first, keeping the last failure
+// of each URL not followed by a success: memory grows with the URLs that
+// failed, not with the stream.
 func (q *Queue) Export(ctx context.Context, opts ExportOptions, fn func(Record) error) error {
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{ResultSubject + ".>"}}
-	if opts.Failed {
-		cfg = jetstream.OrderedConsumerConfig{
-			FilterSubjects: []string{ResultSubject + ".failed.>"},
-			DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
-		}
-	}
-	c, err := q.js.OrderedConsumer(ctx, ResultStream, cfg)
+	c, err := q.js.OrderedConsumer(ctx, ResultStream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{ResultSubject + ".>"}})
 	if err != nil {
 		return fmt.Errorf("queue: exporting results: %w", err)
 	}
@@ -41,8 +39,38 @@ func (q *Queue) Export(ctx context.Context, opts ExportOptions, fn func(Record) 
 	if err != nil {
 		return fmt.Errorf("queue: exporting results: %w", err)
 	}
-	if ci.NumPending == 0 && !opts.Follow {
+	type failure struct {
+		n   int // its place in the stream's records
+		rec Record
+	}
+	var failed map[string]failure
+	n := 0
+	if opts.Failed {
+		failed = map[string]failure{}
+	}
+	// emitFailed calls fn with the failures kept, in their order, once
+	// the stream has been read to its end.
+	emitFailed := func() error {
+		if failed == nil {
+			return nil
+		}
+		list := make([]failure, 0, len(failed))
+		for _, f := range failed {
+			list = append(list, f)
+		}
+		failed = nil
+		slices.SortFunc(list, func(a, b failure) int { return a.n - b.n })
+		for _, f := range list {
+			if err := fn(f.rec); err != nil {
+				return err
+			}
+		}
 		return nil
+	}
+	if ci.NumPending == 0 {
+		if err := emitFailed(); err != nil || !opts.Follow {
+			return err
+		}
 	}
 	for {
 		msg, err := c.Next(jetstream.FetchMaxWait(time.Second))
@@ -59,40 +87,34 @@ func (q *Queue) Export(ctx context.Context, opts ExportOptions, fn func(Record) 
 		if err != nil {
 			return fmt.Errorf("queue: exporting results: %w", err)
 		}
-		var rec Record
-		if json.Unmarshal(msg.Data(), &rec) == nil && rec.URL != "" {
-			keep := true
-			if opts.Failed {
-				keep, err = q.stillFailed(ctx, msg.Subject(), meta.Sequence.Stream)
-				if err != nil {
-					return err
+		for _, rec := range records(msg.Data()) {
+			n++
+			switch {
+			case !opts.Failed:
+				err = fn(rec)
+			case failed == nil: // following, after the first read
+				if rec.Status != 0 {
+					err = fn(rec)
 				}
+			case rec.Status != 0:
+				failed[Key(rec.URL)] = failure{n, rec}
+			default:
+				delete(failed, Key(rec.URL))
 			}
-			if keep {
-				if err := fn(rec); err != nil {
-					return err
-				}
+			if err != nil {
+				return err
 			}
 		}
-		if meta.NumPending == 0 && !opts.Follow {
-			return nil
+		if meta.NumPending == 0 {
+			if err := emitFailed(); err != nil {
+				return err
+			}
+			if !opts.Follow {
+				return nil
+			}
 		}
 		if ctx.Err() != nil {
 			return nil
 		}
 	}
-}
-
-// stillFailed reports whether the failure at seq on subject (of one key)
-// has no success recorded after it.
-func (q *Queue) stillFailed(ctx context.Context, subject string, seq uint64) (bool, error) {
-	key := subject[strings.LastIndexByte(subject, '.')+1:]
-	m, err := q.results.GetLastMsgForSubject(ctx, ResultSubject+".done."+key)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("queue: exporting results: %w", err)
-	}
-	return m.Sequence < seq, nil
 }

@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/rfc1738/fetch/url"
@@ -24,7 +22,8 @@ type Job struct {
 	AllowPortOverride bool `json:"allow_port_override,omitempty"`
 }
 
-// maxJobSize bounds a job message: a URL and a few options.
+// maxJobSize bounds a job message: a URL and a few options, or a batch
+// of jobs (see maxBatchBytes).
 const maxJobSize = 64 << 10
 
 // maxURL bounds a job's URL; a longer one is terminated unfetched.
@@ -35,23 +34,6 @@ const maxURL = 16 << 10
 const maxHost = 255
 
 func (j Job) encode() ([]byte, error) { return json.Marshal(j) }
-
-func decodeJob(data []byte) (Job, error) {
-	var j Job
-	if len(data) > maxJobSize {
-		return j, fmt.Errorf("job of %d bytes exceeds %d", len(data), maxJobSize)
-	}
-	if err := json.Unmarshal(data, &j); err != nil {
-		return j, fmt.Errorf("job is not JSON: %w", err)
-	}
-	if j.URL == "" {
-		return j, errors.New("job without a URL")
-	}
-	if len(j.URL) > maxURL {
-		return j, fmt.Errorf("a URL of %d bytes exceeds %d", len(j.URL), maxURL)
-	}
-	return j, nil
-}
 
 var parser = url.Parser{Lenient: true}
 

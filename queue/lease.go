@@ -20,14 +20,19 @@ type leases struct {
 	owner   string
 	perHost int
 	ttl     time.Duration
+
+	mu    sync.Mutex
+	spare map[string][]*lease // held, by host:port, for the next job of the host (see park)
 }
 
 // lease is one slot held: the key and the revision this worker wrote.
 type lease struct {
-	l   *leases
-	key string
-	mu  sync.Mutex
-	rev uint64
+	l       *leases
+	key     string
+	mu      sync.Mutex
+	rev     uint64
+	written time.Time // when rev was written
+	lost    bool      // found taken by another worker
 }
 
 // hostKey makes a bucket key of a host:port: the hex of its SHA-256's
@@ -51,7 +56,7 @@ func (l *leases) acquire(ctx context.Context, hostport string) (*lease, error) {
 		if err != nil {
 			return nil, fmt.Errorf("queue: lease %s: %w", hostport, err)
 		}
-		return &lease{l: l, key: key, rev: rev}, nil
+		return &lease{l: l, key: key, rev: rev, written: time.Now()}, nil
 	}
 	return nil, errNoSlot
 }
@@ -61,10 +66,13 @@ func (s *lease) renew(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rev, err := s.l.kv.Update(ctx, s.key, []byte(s.l.owner), s.rev)
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyNotFound) {
+		s.lost = true
+	}
 	if err != nil {
 		return fmt.Errorf("queue: renewing lease: %w", err)
 	}
-	s.rev = rev
+	s.rev, s.written = rev, time.Now()
 	return nil
 }
 
@@ -73,6 +81,80 @@ func (s *lease) release(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.l.kv.Delete(ctx, s.key, jetstream.LastRevision(s.rev))
+}
+
+// park keeps the lease s of hostport, whose job ended, for the next job
+// of the host that waits in this worker (see unpark): a host session
+// holds its slot from job to job rather than freeing and taking it again
+// (a delete and a create) for each. The dispatcher frees what it parked
+// when no job of the host waits (see reap). A lease found lost is freed
+// at once.
+func (l *leases) park(hostport string, s *lease) bool {
+	s.mu.Lock()
+	lost := s.lost
+	s.mu.Unlock()
+	if lost {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.spare == nil {
+		l.spare = map[string][]*lease{}
+	}
+	l.spare[hostport] = append(l.spare[hostport], s)
+	return true
+}
+
+// unpark returns a lease of hostport parked by an earlier job, renewed
+// first when a third of the TTL has passed since it was written (a job's
+// keep renews it from then on); nil when there is none, or it was lost
+// meanwhile (this worker was paused past the TTL).
+func (l *leases) unpark(ctx context.Context, hostport string) *lease {
+	for {
+		l.mu.Lock()
+		list := l.spare[hostport]
+		if len(list) == 0 {
+			l.mu.Unlock()
+			return nil
+		}
+		s := list[len(list)-1]
+		if len(list) == 1 {
+			delete(l.spare, hostport)
+		} else {
+			l.spare[hostport] = list[:len(list)-1]
+		}
+		l.mu.Unlock()
+		s.mu.Lock()
+		stale := time.Since(s.written) > l.ttl/3
+		s.mu.Unlock()
+		if !stale || s.renew(ctx) == nil {
+			return s
+		}
+		s.release(ctx)
+	}
+}
+
+// reap takes the parked leases of the hosts for which want reports false
+// (no job of theirs waits), and calls free with each.
+func (l *leases) reap(want func(hostport string) bool, free func(hostport string, s *lease)) {
+	l.mu.Lock()
+	var gone map[string][]*lease
+	for hp, list := range l.spare {
+		if want != nil && want(hp) {
+			continue
+		}
+		if gone == nil {
+			gone = map[string][]*lease{}
+		}
+		gone[hp] = list
+		delete(l.spare, hp)
+	}
+	l.mu.Unlock()
+	for hp, list := range gone {
+		for _, s := range list {
+			free(hp, s)
+		}
+	}
 }
 
 // errLeaseLost says a lease expired and another worker took its slot.

@@ -137,7 +137,9 @@ func TestWaitingIsNoDelivery(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	q, err := queue.Open(ctx, queue.Options{StateDir: t.TempDir(), AckWait: 5 * time.Second, LeaseTTL: 3 * time.Second, MaxDeliver: 2})
+	// One job a message: a batch's jobs wait for no slot of their own
+	// (TestBatchRetriedInWorker is this test's batch).
+	q, err := queue.Open(ctx, queue.Options{StateDir: t.TempDir(), AckWait: 5 * time.Second, LeaseTTL: 3 * time.Second, MaxDeliver: 2, Batch: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

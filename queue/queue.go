@@ -2,7 +2,6 @@ package queue
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -65,6 +64,10 @@ type Options struct {
 	// LeaseTTL is how long a dead worker's per-host lease lasts. Zero
 	// means 30 seconds.
 	LeaseTTL time.Duration
+	// Batch is the most jobs Enqueue packs into one message, all of one
+	// host (see DefaultBatch). Zero means DefaultBatch; 1 publishes one
+	// job a message, as before batches. Workers read both.
+	Batch int
 	// Replicas is the number of servers that keep each stream, bucket
 	// and consumer of the queue. Zero means 3 on a cluster of three
 	// servers or more, else 1. An object that has more replicas already
@@ -84,6 +87,13 @@ func (o Options) maxDeliver() int {
 		return o.MaxDeliver
 	}
 	return 5
+}
+
+func (o Options) batch() int {
+	if o.Batch > 0 {
+		return o.Batch
+	}
+	return DefaultBatch
 }
 
 func (o Options) leaseTTL() time.Duration {
@@ -506,25 +516,35 @@ func (q *Queue) back() {
 	}
 }
 
-// Enqueue publishes every job of jobs and returns how many the server
-// queued. A job's subject is its Key: a URL whose job is still pending
-// (queued, in flight, or handed back) is not queued twice, and dup counts
-// those; a URL whose job is done is queued again, for a recrawl.
+// Enqueue publishes every job of jobs and returns how many jobs the server
+// queued. Jobs of one host (scheme, host and port) are packed into batch
+// messages of up to Options.Batch jobs (see DefaultBatch), a host's batch
+// published when it is full and the rest at the end; a job whose URL does
+// not parse, or a batch of one, is published as a message of its own.
+// A message's subject is its host and key (a job's Key, a batch's hash):
+// a URL whose job, or a batch whose every job, is still pending (queued,
+// in flight, or handed back) is not queued twice, and dup counts the jobs
+// so refused, and the URLs given more than once to this call; a URL whose job
+// is done is queued again, for a recrawl.
 func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, err error) {
 	const window = 256 // publishes in flight at once
-	var pending []jetstream.PubAckFuture
+	type sent struct {
+		f    jetstream.PubAckFuture
+		jobs int
+	}
+	var pending []sent
 	settle := func(all bool) error {
 		for len(pending) > 0 && (all || len(pending) >= window) {
-			f := pending[0]
+			p := pending[0]
 			select {
-			case <-f.Ok():
-				n++
-			case err := <-f.Err():
+			case <-p.f.Ok():
+				n += p.jobs
+			case err := <-p.f.Err():
 				if isPending(err) {
-					dup++
+					dup += p.jobs
 					break
 				}
-				return fmt.Errorf("queue: publishing %s: %w", f.Msg().Subject, err)
+				return fmt.Errorf("queue: publishing %s: %w", p.f.Msg().Subject, err)
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -532,19 +552,56 @@ func (q *Queue) Enqueue(ctx context.Context, jobs iter.Seq[Job]) (n, dup int, er
 		}
 		return nil
 	}
+	publish := func(subject string, data []byte, count int) error {
+		f, err := q.js.PublishAsync(subject, data)
+		if err != nil {
+			return fmt.Errorf("queue: publishing: %w", err)
+		}
+		pending = append(pending, sent{f, count})
+		return settle(false)
+	}
+	flush := func(bs []*openBatch) error {
+		for _, b := range bs {
+			subject, data := b.message()
+			if err := publish(subject, data, len(b.jobs)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	pk := &packer{max: q.opts.batch(), open: map[string]*openBatch{}}
+	// The URLs this call packed into batches, so that one given twice is
+	// folded as the server folds a job still pending: by the first 16
+	// bytes of its key (a collision among fewer than 2^50 URLs is
+	// unlikely past reckoning), some 40 bytes a URL.
+	packed := map[[16]byte]struct{}{}
 	for j := range jobs {
 		data, err := j.encode()
 		if err != nil {
 			return n, dup, err
 		}
-		f, err := q.js.PublishAsync(JobSubjectOf(j.URL), data)
-		if err != nil {
-			return n, dup, fmt.Errorf("queue: publishing: %w", err)
+		u, perr := parser.Parse(j.URL)
+		if pk.max <= 1 || perr != nil || len(u.Host) > maxHost || len(data) > maxJobSize/2 {
+			if err := publish(JobSubjectOf(j.URL), data, 1); err != nil {
+				return n, dup, err
+			}
+			continue
 		}
-		pending = append(pending, f)
-		if err := settle(false); err != nil {
+		key := Key(j.URL)
+		var k [16]byte
+		hex.Decode(k[:], []byte(key[:32]))
+		if _, ok := packed[k]; ok {
+			dup++
+			continue
+		}
+		packed[k] = struct{}{}
+		ready, _ := pk.add(turnKey(u), key, data)
+		if err := flush(ready); err != nil {
 			return n, dup, err
 		}
+	}
+	if err := flush(pk.rest()); err != nil {
+		return n, dup, err
 	}
 	return n, dup, settle(true)
 }
@@ -559,8 +616,7 @@ func JobSubjectOf(rawURL string) string {
 	if u, err := parser.Parse(rawURL); err == nil {
 		hk = turnKey(u)
 	}
-	h := sha256.Sum256([]byte(hk))
-	return JobSubject + "." + hex.EncodeToString(h[:8]) + "." + Key(rawURL)
+	return JobSubject + "." + hostHash(hk) + "." + Key(rawURL)
 }
 
 // Stats is the state of the queue.
@@ -600,6 +656,12 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	if s.Failed, err = q.count(ctx, ResultSubject+".failed.>"); err != nil {
 		return s, err
 	}
+	bd, bf, err := q.batchCounts(ctx)
+	if err != nil {
+		return s, err
+	}
+	s.Done += bd
+	s.Failed += bf
 	s.Crawl, err = q.crawlStats(ctx)
 	return s, err
 }
@@ -645,6 +707,76 @@ func (q *Queue) publishResult(ctx context.Context, key string, rec Record) error
 	}
 	_, err = q.js.Publish(ctx, ResultSubject+"."+outcome+"."+key, data, jetstream.WithMsgID(id))
 	return err
+}
+
+// resultBatch is the message of a batch's results on FETCH_RESULTS.
+type resultBatch struct {
+	Records []Record `json:"records"`
+}
+
+// batchResults is the subject prefix of a batch's results:
+// "fetch.results.batch.<batch key>.<done>.<failed>", the counts of its
+// records of each outcome, so that Stats counts jobs without reading the
+// messages.
+const batchResults = ResultSubject + ".batch"
+
+// publishResults publishes the records of a batch as one message; its
+// message id (the batch's key and sequence) stores it once when a
+// redelivered batch publishes it again.
+func (q *Queue) publishResults(ctx context.Context, key string, seq uint64, recs []Record) error {
+	done := 0
+	for _, r := range recs {
+		if r.Status == 0 {
+			done++
+		}
+	}
+	data, err := json.Marshal(resultBatch{recs})
+	if err != nil {
+		return err
+	}
+	subject := fmt.Sprintf("%s.%s.%d.%d", batchResults, key, done, len(recs)-done)
+	_, err = q.js.Publish(ctx, subject, data, jetstream.WithMsgID(fmt.Sprintf("batch.%s.%d", key, seq)))
+	return err
+}
+
+// batchCounts sums the done and failed records of the batch messages of
+// the results stream, from the counts in their subjects.
+func (q *Queue) batchCounts(ctx context.Context) (done, failed uint64, err error) {
+	info, err := q.results.Info(ctx, jetstream.WithSubjectFilter(batchResults+".>"))
+	if err != nil {
+		return 0, 0, fmt.Errorf("queue: counting results: %w", err)
+	}
+	for subject, msgs := range info.State.Subjects {
+		var d, f uint64
+		t := strings.Split(subject, ".")
+		if len(t) != 6 {
+			continue
+		}
+		d, _ = strconv.ParseUint(t[4], 10, 32)
+		f, _ = strconv.ParseUint(t[5], 10, 32)
+		done += d * msgs
+		failed += f * msgs
+	}
+	return done, failed, nil
+}
+
+// records returns the records of a message of FETCH_RESULTS: one, or a
+// batch's.
+func records(data []byte) []Record {
+	var m struct {
+		Record
+		Records []Record `json:"records"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	if m.Records != nil {
+		return m.Records
+	}
+	if m.URL == "" {
+		return nil
+	}
+	return []Record{m.Record}
 }
 
 // isTimeout reports whether err is a request's timeout.

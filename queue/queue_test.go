@@ -286,7 +286,8 @@ func TestEmbeddedServerTakenOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := open(t, state)
-	if _, _, err := other.Enqueue(ctx, jobs([]string{"http://127.0.0.1:1/a", "http://127.0.0.1:1/b"})); err != nil {
+	// Two hosts: a batch of one host's jobs counts once in Queued.
+	if _, _, err := other.Enqueue(ctx, jobs([]string{"http://127.0.0.1:1/a", "http://127.0.0.1:2/b"})); err != nil {
 		t.Fatal(err)
 	}
 	host.Close()

@@ -115,41 +115,81 @@ func (p *spool) discard() {
 // of the machine) that JetStream's own file store, syncing every two
 // minutes by default, does not give either.
 func (s *Store) commit(key string, rec *Record, p *spool) (stored bool, err error) {
-	if p != nil {
-		rec.Size = p.n
-		rec.SHA256 = hex.EncodeToString(p.hash.Sum(nil))
-		if err := p.f.Close(); err != nil {
-			os.Remove(p.f.Name())
-			return false, fmt.Errorf("store: %w", err)
+	got, err := s.commitAll([]storeItem{{key, rec, p}})
+	if err != nil {
+		return false, err
+	}
+	return got[0], nil
+}
+
+// storeItem is one record to store, with its body (nil for none).
+type storeItem struct {
+	key string
+	rec *Record
+	p   *spool
+}
+
+// commitAll stores each item as commit does, under one take of the
+// store's lock and with one write of their lines; it reports which it
+// stored. Every spool is closed and its file gone when it returns.
+func (s *Store) commitAll(items []storeItem) (stored []bool, err error) {
+	renamed := make([]bool, len(items))
+	defer func() {
+		for i, it := range items {
+			if it.p != nil && !renamed[i] {
+				os.Remove(it.p.f.Name()) // not stored, or stored before
+			}
 		}
-		defer os.Remove(p.f.Name()) // gone already after a rename
+	}()
+	for _, it := range items {
+		if it.p == nil {
+			continue
+		}
+		it.rec.Size = it.p.n
+		it.rec.SHA256 = hex.EncodeToString(it.p.hash.Sum(nil))
+		if cerr := it.p.f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("store: %w", cerr)
+		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rf, unlock, err := s.open()
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	defer unlock()
-	if last, ok := s.seen[key]; ok && last.seq == rec.Seq && last.crawl == rec.Crawl {
-		return false, nil
-	}
-	if p != nil {
-		if err := os.Rename(p.f.Name(), filepath.Join(s.dir, key)); err != nil {
-			return false, fmt.Errorf("store: %w", err)
+	stored = make([]bool, len(items))
+	var lines []byte
+	for i, it := range items {
+		rec := it.rec
+		if last, ok := s.seen[it.key]; ok && last.seq == rec.Seq && last.crawl == rec.Crawl {
+			continue
 		}
+		if it.p != nil {
+			if err := os.Rename(it.p.f.Name(), filepath.Join(s.dir, it.key)); err != nil {
+				return nil, fmt.Errorf("store: %w", err)
+			}
+			renamed[i] = true
+		}
+		line, err := json.Marshal(rec)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(append(lines, line...), '\n')
+		s.seen[it.key] = seenJob{seq: rec.Seq, crawl: rec.Crawl, status: rec.Status, kind: rec.Kind, modTime: rec.ModTime, mediaType: rec.MediaType}
+		stored[i] = true
 	}
-	line, err := json.Marshal(rec)
-	if err != nil {
-		return false, err
+	if len(lines) == 0 {
+		return stored, nil
 	}
-	line = append(line, '\n')
-	if _, err := rf.Write(line); err != nil {
-		return false, fmt.Errorf("store: %w", err)
+	if _, err := rf.Write(lines); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	s.off += int64(len(line))
-	s.seen[key] = seenJob{seq: rec.Seq, crawl: rec.Crawl, status: rec.Status, kind: rec.Kind, modTime: rec.ModTime, mediaType: rec.MediaType}
-	return true, nil
+	s.off += int64(len(lines))
+	return stored, nil
 }
 
 // open takes the store's lock and opens results.jsonl for appending, read
@@ -192,6 +232,23 @@ func (s *Store) last(key string) (seenJob, bool, error) {
 	unlock()
 	j, ok := s.seen[key]
 	return j, ok, nil
+}
+
+// lastAll returns what last returns for each of keys, under one take of
+// the store's lock.
+func (s *Store) lastAll(keys []string) ([]seenJob, []bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, unlock, err := s.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	unlock()
+	jobs, known := make([]seenJob, len(keys)), make([]bool, len(keys))
+	for i, k := range keys {
+		jobs[i], known[i] = s.seen[k]
+	}
+	return jobs, known, nil
 }
 
 // catchUp reads the lines appended to results.jsonl since the last look,

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -20,6 +21,9 @@ import (
 // results in Store. A job is acknowledged only after its result is stored;
 // a transient failure is handed back with a growing delay until the job's
 // last delivery, and a permanent one (or the last) is recorded as failed.
+// A batch of jobs (see Options.Batch) is taken whole: its transient
+// failures are tried again by the worker that holds it, and it is
+// acknowledged once every job's record is stored.
 type Worker struct {
 	Queue  *Queue
 	Client *fetch.Client
@@ -99,6 +103,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	// buffer where a slow or reconnecting worker could drop it.
 	idle := make(chan struct{}, par)
 	freed := make(chan struct{}, 1)
+	r.idle, r.freed = idle, freed
 	msgs := make(chan *delivery)
 	var wg sync.WaitGroup
 	for range par {
@@ -108,11 +113,7 @@ func (w *Worker) Run(ctx context.Context) error {
 				if err := r.handle(ctx, d); err != nil {
 					cancel(err)
 				}
-				idle <- struct{}{}
-				select {
-				case freed <- struct{}{}:
-				default:
-				}
+				r.freeSlot()
 			}
 		})
 	}
@@ -137,6 +138,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	err := r.take(ctx, idle, freed, msgs)
 	close(msgs)
 	wg.Wait()
+	r.leases.reap(nil, r.free) // those parked by the last jobs
 	if err == nil || errors.Is(err, errDrained) {
 		// Draining, the worker waits for the fleet crawl to run dry
 		// too; a failure of the store there stops it.
@@ -160,11 +162,23 @@ var errDrained = errors.New("queue drained")
 
 // run is the state of one Worker.Run.
 type run struct {
-	w      *Worker
-	id     string
-	leases *leases
+	w       *Worker
+	id      string
+	leases  *leases
+	idle    chan struct{} // a token per free fetch slot (see Run)
+	backlog atomic.Bool   // the last pull filled every free slot: more may be queued
+	freed   chan struct{} // told when a slot frees
 
 	resultMu sync.Mutex // serializes the calls of w.OnResult
+}
+
+// freeSlot gives a fetch slot back, and tells the dispatcher.
+func (r *run) freeSlot() {
+	r.idle <- struct{}{}
+	select {
+	case r.freed <- struct{}{}:
+	default:
+	}
 }
 
 // backoff is the delay between tries after a failure of the queue: from
@@ -219,13 +233,16 @@ func (r *run) empty(ctx context.Context) bool {
 func (r *run) handle(ctx context.Context, d *delivery) error {
 	msg := d.msg
 	if d.lease != nil {
-		defer d.lease.release(context.WithoutCancel(ctx))
+		defer r.release(ctx, d)
 	}
 	if d.jobErr != nil {
 		// Not a job: nothing to fetch or to retry.
 		r.logf("terminating job %d: %v", d.seq, d.jobErr)
 		msg.Term()
 		return nil
+	}
+	if d.batch != nil {
+		return r.handleBatch(ctx, d)
 	}
 	job := d.job
 	// Deliveries handed back for want of a host slot are no tries.
@@ -278,7 +295,9 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 		if d.claim, err = r.w.Queue.claim(ctx, key, d.seq, r.id); err != nil {
 			// A failure of the queue spends no try: the job goes back
 			// counted as a wait.
-			r.logf("%v; the job goes back to the queue", err)
+			if !errors.Is(err, errCommitted) {
+				r.logf("%v; the job goes back to the queue", err)
+			}
 			r.handBack(context.WithoutCancel(ctx), d, time.Second)
 			return nil
 		}
@@ -331,6 +350,27 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 		return r.finish(ctx, d, key, rec, nil, nil)
 	}
 	return r.finish(ctx, d, key, rec, sp, ferr)
+}
+
+// release hands d's host slot on to the next job of its host that waits
+// in this worker (see leases.park), or frees it when none is to (the
+// worker stopping, the lease lost).
+func (r *run) release(ctx context.Context, d *delivery) {
+	if ctx.Err() == nil && r.leases.park(d.addr, d.lease) {
+		return
+	}
+	r.free(d.addr, d.lease)
+}
+
+// free frees the host slot s of hostport, closing first the Client's
+// idle connections to the host, so that the connections this worker
+// keeps open to a host stay within the slots it holds: --per-host across
+// the fleet bounds idle connections too.
+func (r *run) free(hostport string, s *lease) {
+	r.w.Client.CloseIdle(hostport)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.release(ctx)
 }
 
 // address is the host:port a fetch of u connects to, for its lease: the

@@ -151,3 +151,22 @@ func (p *Pool[K, C]) discard(cs ...C) {
 		}()
 	}
 }
+
+// DiscardIdle discards the idle connections of every key for which match
+// reports true, and returns how many it discarded.
+func (p *Pool[K, C]) DiscardIdle(match func(K) bool) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for key, list := range p.idle {
+		if !match(key) {
+			continue
+		}
+		for _, ic := range list {
+			p.discard(ic.c)
+		}
+		n += len(list)
+		delete(p.idle, key)
+	}
+	return n
+}

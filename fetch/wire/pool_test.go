@@ -133,3 +133,18 @@ func TestPoolConcurrent(t *testing.T) {
 		t.Errorf("%d discards still running after Close", running)
 	}
 }
+
+func TestPoolDiscardIdle(t *testing.T) {
+	var d discards
+	p := &Pool[string, int]{Discard: d.add}
+	p.Put("a", 1)
+	p.Put("a", 2)
+	p.Put("b", 10)
+	if n := p.DiscardIdle(func(k string) bool { return k == "a" }); n != 2 {
+		t.Errorf("DiscardIdle(a) = %d, want 2", n)
+	}
+	p.Close() // waits for the discards
+	if got := d.list(); !slices.Equal(got, []int{1, 2, 10}) {
+		t.Errorf("discarded %v, want [1 2 10] (a's by DiscardIdle, b's by Close)", got)
+	}
+}

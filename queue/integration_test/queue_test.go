@@ -112,13 +112,13 @@ func startWorker(t *testing.T, q []string, store string, extra ...string) *exec.
 	return cmd
 }
 
-func enqueue(t *testing.T, q []string, urls []string) {
+func enqueue(t *testing.T, q []string, urls []string, flags ...string) {
 	t.Helper()
 	list := filepath.Join(t.TempDir(), "urls.txt")
 	if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := runFetch(t, nil, append(append([]string{"enqueue"}, q...), "-K", list)...)
+	r := runFetch(t, nil, append(append(append([]string{"enqueue"}, q...), flags...), "-K", list)...)
 	wantCode(t, r, 0, "fetch enqueue")
 }
 
@@ -199,7 +199,10 @@ func TestQueueKilledWorker(t *testing.T) {
 			for i := range 40 {
 				urls = append(urls, fmt.Sprintf("%s/k/%d", site.URL, i))
 			}
-			enqueue(t, q, urls)
+			// Batches of 8: one host's 40 jobs are shared by the two
+			// workers (as one batch of 40 they would go to one), and the
+			// victim's batches are delivered again whole.
+			enqueue(t, q, urls, "--batch", "8")
 			store := t.TempDir()
 			// The survivor starts first: in embedded mode it runs the
 			// server, which the victim joins.
@@ -315,7 +318,9 @@ func TestQueuePausedWorker(t *testing.T) {
 			for i := range 60 {
 				urls = append(urls, fmt.Sprintf("%s/p/%d", site.URL, i))
 			}
-			enqueue(t, q, urls)
+			// Batches of 8, so that both workers have some of the one
+			// host's 60 jobs.
+			enqueue(t, q, urls, "--batch", "8")
 			// A store each: the commit point is the queue's, so that a
 			// result is stored once across the fleet, not per store.
 			store, pausedStore := t.TempDir(), t.TempDir()

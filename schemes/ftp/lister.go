@@ -15,7 +15,10 @@ import (
 	"github.com/rfc1738/fetch/url"
 )
 
-var _ fetch.Lister = (*Handler)(nil)
+var (
+	_ fetch.Lister     = (*Handler)(nil)
+	_ fetch.IdleCloser = (*Handler)(nil)
+)
 
 // List lists the directory the URL names, as entries: its <cwd> segments
 // and its name, if any, are the directory ("ftp://h/pub/",

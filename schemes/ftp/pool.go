@@ -3,6 +3,7 @@ package ftp
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/wire"
@@ -83,6 +84,16 @@ func (h *Handler) acquire(ctx context.Context, req *fetch.Request, lg login, key
 	}
 	c, err = h.dial(ctx, req, lg)
 	return c, false, err
+}
+
+// CloseIdle closes, saying QUIT, the pooled connections to hostport, of
+// every user (fetch.IdleCloser).
+func (h *Handler) CloseIdle(hostport string) {
+	h.pool().DiscardIdle(func(key string) bool {
+		_, rest, _ := strings.Cut(key, "\x00")
+		hp, _, _ := strings.Cut(rest, "\x00")
+		return strings.EqualFold(hp, hostport)
+	})
 }
 
 // Close closes every pooled connection, saying QUIT to each. The Handler

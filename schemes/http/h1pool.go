@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -547,6 +548,24 @@ func (p *h1Pool) closeIdle() {
 	for _, hc := range p.hosts {
 		idle = append(idle, hc.idle...)
 		hc.idle = nil
+	}
+	p.mu.Unlock()
+	for _, pc := range idle {
+		pc.close()
+	}
+}
+
+// closeIdleTo closes the idle connections to addr (host:port), plain and
+// TLS, of every TLS configuration.
+func (p *h1Pool) closeIdleTo(addr string) {
+	p.mu.Lock()
+	var idle []*h1Conn
+	for key, hc := range p.hosts {
+		k := strings.ToLower(key)
+		if k == addr || k == "https://"+addr || strings.HasPrefix(k, "https://"+addr+" (") {
+			idle = append(idle, hc.idle...)
+			hc.idle = nil
+		}
 	}
 	p.mu.Unlock()
 	for _, pc := range idle {

@@ -140,10 +140,11 @@ type Handler struct {
 }
 
 var (
-	_ fetch.Handler   = (*Handler)(nil)
-	_ fetch.Planner   = (*Handler)(nil)
-	_ fetch.Pipeliner = (*Handler)(nil)
-	_ io.Closer       = (*Handler)(nil)
+	_ fetch.Handler    = (*Handler)(nil)
+	_ fetch.Planner    = (*Handler)(nil)
+	_ fetch.Pipeliner  = (*Handler)(nil)
+	_ io.Closer        = (*Handler)(nil)
+	_ fetch.IdleCloser = (*Handler)(nil)
 )
 
 func (h *Handler) userAgent() string {

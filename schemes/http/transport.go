@@ -8,6 +8,7 @@ import (
 	"net/http/httptrace"
 	neturl "net/url"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -176,6 +177,20 @@ func (h *Handler) Close() error {
 		h.plain.pool.closeIdle()
 	}
 	return nil
+}
+
+// CloseIdle closes the idle HTTP/1.1 connections of the Handler's own
+// client to hostport, plain and TLS (fetch.IdleCloser). Connections of
+// net/http's transports (HTTP/2, proxies) are not closed: net/http cannot
+// close one host's, and an HTTP/2 connection carries every request to its
+// host.
+func (h *Handler) CloseIdle(hostport string) {
+	h.mu.Lock()
+	plain := h.plain
+	h.mu.Unlock()
+	if plain != nil {
+		plain.pool.closeIdleTo(strings.ToLower(hostport))
+	}
 }
 
 // watchdog is a request's deadline for network waits: armed while the

@@ -70,7 +70,8 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	var input string
 	var connectTO, maxTime float64
 	var retryFailed, asJSON bool
-	fs := newFlagSet("enqueue", "[--nats URL] [--state DIR] [--retry-failed] [-r [-l N] [--span-hosts] [--no-robots]] [-K FILE | URL...]", stderr)
+	var batch int
+	fs := newFlagSet("enqueue", "[--nats URL] [--state DIR] [--batch N] [--retry-failed] [-r [-l N] [--span-hosts] [--no-robots]] [-K FILE | URL...]", stderr)
 	qf.register(fs)
 	fs.StringVar(&input, "K", "", "read URLs one a line from FILE (- for stdin)")
 	fs.StringVar(&input, "input-file", "", "the same as -K")
@@ -78,6 +79,7 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.Float64Var(&maxTime, "max-time", 0, "seconds the whole job may take")
 	fs.BoolVar(&retryFailed, "retry-failed", false, "also enqueue again every URL whose last outcome is a failure")
 	fs.BoolVar(&asJSON, "json", false, "report as one JSON object")
+	fs.IntVar(&batch, "batch", 0, fmt.Sprintf("pack up to N jobs of one host into one message (default %d; 1: one job a message)", queue.DefaultBatch))
 	var cf crawlFlags
 	cf.register(fs)
 	if code := parseFlags(fs, args); code >= 0 {
@@ -85,6 +87,10 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	if cf.recursive {
 		return startCrawl(ctx, qf, cf, input, fs.Args(), asJSON, stdin, stdout, stderr)
+	}
+	if batch < 0 {
+		fmt.Fprintln(stderr, "fetch enqueue: --batch takes a positive number")
+		return 2
 	}
 	if input == "" && fs.NArg() == 0 && !retryFailed {
 		fmt.Fprintln(stderr, "fetch enqueue: give URLs, -K FILE, or --retry-failed")
@@ -101,7 +107,9 @@ func runEnqueue(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	defer src.Close()
-	q, err := queue.Open(ctx, qf.options())
+	qo := qf.options()
+	qo.Batch = batch
+	q, err := queue.Open(ctx, qo)
 	if err != nil {
 		fmt.Fprintf(stderr, "fetch enqueue: %v\n", err)
 		return 5

@@ -166,7 +166,9 @@ func TestWorkerMetrics(t *testing.T) {
 	}))
 	defer site.Close()
 	state, store := t.TempDir(), t.TempDir()
-	runQueue(t, "enqueue", "--state", state, site.URL+"/a", site.URL+"/missing", site.URL+"/slow")
+	// One job a message, so that two are stored while the third is held
+	// (a batch's records are stored together).
+	runQueue(t, "enqueue", "--state", state, "--batch", "1", site.URL+"/a", site.URL+"/missing", site.URL+"/slow")
 	done := make(chan string, 1)
 	go func() {
 		done <- runQueue(t, "worker", "--state", state, "--store", store, "--drain", "-s", "--id", "w-test", "--metrics", "127.0.0.1:0")
