@@ -13,10 +13,10 @@ import (
 // batchJob is the state of one job of a batch delivery.
 type batchJob struct {
 	u      *url.URL
-	since  time.Time // a recrawl's condition
-	prev   seenJob   // the store's last record of its URL
-	tries  int       // fetches in this delivery
-	stored bool      // in the store already, by an earlier delivery
+	cond   validators // a recrawl's condition
+	prev   seenJob    // the store's last record of its URL
+	tries  int        // fetches in this delivery
+	stored bool       // in the store already, by an earlier delivery
 	rec    Record
 	sp     *spool
 	err    error // its failure, recorded
@@ -55,7 +55,7 @@ func (r *run) handleBatch(ctx context.Context, d *delivery) error {
 			// Stored by an earlier delivery of this batch, whose worker
 			// died or stopped before the acknowledgement.
 			b.stored = true
-			b.rec.Status, b.rec.Kind, b.rec.ModTime = prev[i].status, prev[i].kind, prev[i].modTime
+			b.rec.Status, b.rec.Kind, b.rec.ModTime, b.rec.ETag = prev[i].status, prev[i].kind, prev[i].modTime, prev[i].etag
 			continue
 		}
 		if tries > maxD {
@@ -78,8 +78,8 @@ func (r *run) handleBatch(ctx context.Context, d *delivery) error {
 			b.err = fetch.Errorf(fetch.Malformed, "a job of another host than its batch's")
 		default:
 			b.u = u
-			if known[i] && prev[i].modTime != nil && prev[i].status == 0 {
-				b.since = *prev[i].modTime
+			if known[i] {
+				b.cond = prev[i].validators()
 			}
 			todo = append(todo, i)
 		}
@@ -325,7 +325,7 @@ func (br *batchRun) fetch(t batchTry) {
 	if maxTime > 0 {
 		fctx, cancel = context.WithTimeout(br.busy, maxTime)
 	}
-	sp, ferr := r.fetch(fctx, b.u, job, b.since, &b.rec)
+	sp, ferr := r.fetch(fctx, b.u, job, b.cond, &b.rec)
 	cancel()
 	if br.busy.Err() != nil {
 		if sp != nil {
@@ -346,7 +346,7 @@ func (br *batchRun) fetch(t batchTry) {
 	}
 	if ferr != nil && fetch.KindOf(ferr) == fetch.NotModified {
 		// Unchanged since the last crawl: the body stored then stays.
-		b.rec.ModTime = b.prev.modTime
+		b.rec.ModTime, b.rec.ETag = b.prev.modTime, b.prev.etag
 		b.rec.Kind = kindName(ferr)
 		b.rec.Body = Key(job.URL)
 		return

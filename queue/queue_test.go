@@ -209,51 +209,72 @@ func TestPerHostAcrossWorkers(t *testing.T) {
 
 // A URL enqueued again while its job is pending is folded into it; enqueued
 // again after it was done, it is fetched again (a recrawl), conditionally
-// on the modification time of its record, by a worker of another Store on
-// the same directory (another process): an unchanged resource is recorded
-// "not modified" and its body kept.
+// on the validators of its record (the modification time as
+// If-Modified-Since, the entity tag as If-None-Match), by a worker of
+// another Store on the same directory (another process): an unchanged
+// resource is recorded "not modified", its validators and body kept.
 func TestRecrawl(t *testing.T) {
 	mod := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	var requests, conditional atomic.Int32
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		if r.Header.Get("If-Modified-Since") != "" {
-			conditional.Add(1)
-		}
-		http.ServeContent(w, r, "page.txt", mod, strings.NewReader("the page\n"))
-	}))
-	defer site.Close()
-	dir := t.TempDir()
-	q := open(t, t.TempDir())
-	u := site.URL + "/page"
-	ctx := context.Background()
-	for i := range 2 {
-		n, dup, err := q.Enqueue(ctx, jobs([]string{u, u}))
-		if err != nil || n != 1 || dup != 1 {
-			t.Fatalf("Enqueue #%d = %d, %d, %v; want 1 queued, 1 folded into the pending job", i, n, dup, err)
-		}
-		st, err := queue.OpenStore(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		drain(t, q, st, 1, 1)
-	}
-	recs := readResults(t, dir)
-	if len(recs) != 2 || requests.Load() != 2 || conditional.Load() != 1 {
-		t.Fatalf("%d records, %d requests (%d conditional); want 2, 2, 1: %+v", len(recs), requests.Load(), conditional.Load(), recs)
-	}
-	if r := recs[0]; r.Status != 0 || r.ModTime == nil || !r.ModTime.Equal(mod) || r.Seq == 0 {
-		t.Errorf("first crawl: %+v", r)
-	}
-	if r := recs[1]; r.Status != 0 || r.Kind != "not modified" || r.Seq == recs[0].Seq {
-		t.Errorf("recrawl: %+v, want not modified", r)
-	}
-	if body, err := os.ReadFile(filepath.Join(dir, queue.Key(u))); err != nil || string(body) != "the page\n" {
-		t.Errorf("body after the recrawl: %q, %v", body, err)
-	}
-	stats, err := q.Stats(ctx)
-	if want := (queue.Stats{Done: 2}); err != nil || stats != want {
-		t.Errorf("Stats = %+v, %v; want %+v", stats, err, want)
+	for _, tc := range []struct {
+		name   string
+		mod    time.Time // served as Last-Modified unless zero
+		etag   string    // served as ETag unless ""
+		header string    // the condition the recrawl must send
+	}{
+		{"modified", mod, "", "If-Modified-Since"},
+		{"etag", time.Time{}, `"v1"`, "If-None-Match"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var requests, conditional atomic.Int32
+			site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				if r.Header.Get(tc.header) != "" {
+					conditional.Add(1)
+				}
+				if tc.etag != "" {
+					w.Header().Set("ETag", tc.etag)
+				}
+				http.ServeContent(w, r, "page.txt", tc.mod, strings.NewReader("the page\n"))
+			}))
+			defer site.Close()
+			dir := t.TempDir()
+			q := open(t, t.TempDir())
+			u := site.URL + "/page"
+			ctx := context.Background()
+			for i := range 2 {
+				n, dup, err := q.Enqueue(ctx, jobs([]string{u, u}))
+				if err != nil || n != 1 || dup != 1 {
+					t.Fatalf("Enqueue #%d = %d, %d, %v; want 1 queued, 1 folded into the pending job", i, n, dup, err)
+				}
+				st, err := queue.OpenStore(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				drain(t, q, st, 1, 1)
+			}
+			recs := readResults(t, dir)
+			if len(recs) != 2 || requests.Load() != 2 || conditional.Load() != 1 {
+				t.Fatalf("%d records, %d requests (%d with %s); want 2, 2, 1: %+v", len(recs), requests.Load(), conditional.Load(), tc.header, recs)
+			}
+			for i, r := range recs {
+				if (r.ModTime == nil) != tc.mod.IsZero() || r.ModTime != nil && !r.ModTime.Equal(mod) || r.ETag != tc.etag {
+					t.Errorf("record %d: modtime %v, etag %q; want %v, %q", i, r.ModTime, r.ETag, tc.mod, tc.etag)
+				}
+			}
+			if r := recs[0]; r.Status != 0 || r.Seq == 0 {
+				t.Errorf("first crawl: %+v", r)
+			}
+			if r := recs[1]; r.Status != 0 || r.Kind != "not modified" || r.Seq == recs[0].Seq {
+				t.Errorf("recrawl: %+v, want not modified", r)
+			}
+			if body, err := os.ReadFile(filepath.Join(dir, queue.Key(u))); err != nil || string(body) != "the page\n" {
+				t.Errorf("body after the recrawl: %q, %v", body, err)
+			}
+			stats, err := q.Stats(ctx)
+			if want := (queue.Stats{Done: 2}); err != nil || stats != want {
+				t.Errorf("Stats = %+v, %v; want %+v", stats, err, want)
+			}
+		})
 	}
 }
 

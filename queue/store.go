@@ -24,6 +24,7 @@ type Record struct {
 	SHA256    string     `json:"sha256,omitempty"`     // of the body stored
 	MediaType string     `json:"media_type,omitempty"` // the resource's, when known
 	ModTime   *time.Time `json:"modtime,omitempty"`    // the resource's, when known
+	ETag      string     `json:"etag,omitempty"`       // the resource's entity tag (HTTP), when it has one
 	Body      string     `json:"body,omitempty"`       // the body's file name in the store
 	Worker    string     `json:"worker"`               // the worker that stored it
 	Attempts  int        `json:"attempts"`             // tries at fetching the job, this one included
@@ -34,14 +35,15 @@ type Record struct {
 }
 
 // seenJob is what a store knows of a URL's last record: the job that
-// wrote it, and the resource's modification time for a conditional
-// recrawl.
+// wrote it, and the resource's modification time and entity tag for a
+// conditional recrawl.
 type seenJob struct {
 	seq     uint64
 	crawl   bool // seq is in FETCH_CRAWL
 	status  int
 	kind    string
 	modTime *time.Time
+	etag    string
 	// mediaType is the resource's, for a crawl to read the links of
 	// the body kept.
 	mediaType string
@@ -179,7 +181,7 @@ func (s *Store) commitAll(items []storeItem) (stored []bool, err error) {
 			return nil, err
 		}
 		lines = append(append(lines, line...), '\n')
-		s.seen[it.key] = seenJob{seq: rec.Seq, crawl: rec.Crawl, status: rec.Status, kind: rec.Kind, modTime: rec.ModTime, mediaType: rec.MediaType}
+		s.seen[it.key] = seenJob{seq: rec.Seq, crawl: rec.Crawl, status: rec.Status, kind: rec.Kind, modTime: rec.ModTime, etag: rec.ETag, mediaType: rec.MediaType}
 		stored[i] = true
 	}
 	if len(lines) == 0 {
@@ -265,7 +267,7 @@ func (s *Store) catchUp(rf *os.File) error {
 			s.off += int64(len(line))
 			var r Record
 			if json.Unmarshal(bytes.TrimSpace(line), &r) == nil && r.URL != "" {
-				s.seen[Key(r.URL)] = seenJob{seq: r.Seq, crawl: r.Crawl, status: r.Status, kind: r.Kind, modTime: r.ModTime, mediaType: r.MediaType}
+				s.seen[Key(r.URL)] = seenJob{seq: r.Seq, crawl: r.Crawl, status: r.Status, kind: r.Kind, modTime: r.ModTime, etag: r.ETag, mediaType: r.MediaType}
 			}
 			continue
 		}

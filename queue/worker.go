@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -259,7 +260,7 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 		// Delivered again after it was stored (its worker died before
 		// the acknowledgement arrived): nothing to fetch, the record is
 		// published again (once in the stream, by its message id).
-		rec.Status, rec.Kind, rec.ModTime = prev.status, prev.kind, prev.modTime
+		rec.Status, rec.Kind, rec.ModTime, rec.ETag = prev.status, prev.kind, prev.modTime, prev.etag
 		return r.finish(ctx, d, key, rec, nil, nil)
 	}
 	if delivery > r.w.Queue.opts.maxDeliver() {
@@ -267,11 +268,11 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 		// workers died or stopped with it each time.
 		return r.finish(ctx, d, key, rec, nil, fetch.Errorf(fetch.Incomplete, "delivered %d times without an outcome (at most %d)", delivery, r.w.Queue.opts.maxDeliver()))
 	}
-	var since time.Time
-	if known && prev.modTime != nil && prev.status == 0 {
+	var cond validators
+	if known {
 		// A URL fetched before, enqueued again: a recrawl, conditional
-		// on the modification time its record holds.
-		since = *prev.modTime
+		// on the validators its record holds.
+		cond = prev.validators()
 	}
 
 	u := d.u
@@ -323,7 +324,7 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 		fctx, cancel = context.WithTimeout(busy, maxTime)
 		defer cancel()
 	}
-	sp, ferr := r.fetch(fctx, u, job, since, &rec)
+	sp, ferr := r.fetch(fctx, u, job, cond, &rec)
 	if ferr != nil && ctx.Err() != nil {
 		// Stopping: hand the job back at once for another worker.
 		msg.Nak()
@@ -344,7 +345,7 @@ func (r *run) handle(ctx context.Context, d *delivery) error {
 	}
 	if fetch.KindOf(ferr) == fetch.NotModified && ferr != nil {
 		// Unchanged since the last crawl: the body stored then stays.
-		rec.ModTime = prev.modTime
+		rec.ModTime, rec.ETag = prev.modTime, prev.etag
 		rec.Kind = kindName(ferr)
 		rec.Body = key
 		return r.finish(ctx, d, key, rec, nil, nil)
@@ -429,9 +430,34 @@ func (r *run) slot(ctx context.Context, hostport string, last bool) (*lease, err
 	}
 }
 
-// fetch fetches u into a body spooled in the store.
-func (r *run) fetch(ctx context.Context, u *url.URL, job Job, since time.Time, rec *Record) (*spool, error) {
-	req := &fetch.Request{URL: u, ConnectTimeout: job.ConnectTimeout, IfModifiedSince: since}
+// validators are what a recrawl of a URL is conditional on: the
+// modification time (If-Modified-Since) and the entity tag
+// (If-None-Match) of its last record.
+type validators struct {
+	since time.Time
+	etag  string
+}
+
+// validators returns the validators of a URL's last record: none when it
+// failed.
+func (p seenJob) validators() validators {
+	if p.status != 0 {
+		return validators{}
+	}
+	v := validators{etag: p.etag}
+	if p.modTime != nil {
+		v.since = *p.modTime
+	}
+	return v
+}
+
+// fetch fetches u into a body spooled in the store, conditionally on cond
+// when it holds validators.
+func (r *run) fetch(ctx context.Context, u *url.URL, job Job, cond validators, rec *Record) (*spool, error) {
+	req := &fetch.Request{URL: u, ConnectTimeout: job.ConnectTimeout, IfModifiedSince: cond.since}
+	if cond.etag != "" {
+		req.Header = http.Header{"If-None-Match": {cond.etag}}
+	}
 	do := r.w.Do
 	if do == nil {
 		do = r.w.Client.Do
@@ -446,6 +472,7 @@ func (r *run) fetch(ctx context.Context, u *url.URL, job Job, since time.Time, r
 		t := res.ModTime.UTC()
 		rec.ModTime = &t
 	}
+	rec.ETag = res.Extra[fetch.ExtraETag]
 	// A body past MaxSize is Kind TooLarge (exit status 12), as the
 	// command's --max-filesize says it: the library's one size limit.
 	if err := fetch.LimitSize(res, r.w.MaxSize); err != nil {
