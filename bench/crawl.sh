@@ -52,28 +52,34 @@ base=http://$FETCH_IT_HTTP_ADDR/site/
 out=$(mktemp -d "${CRAWL_OUT:-/dev/shm}/fetch-crawl.XXXXXX")
 trap 'bash "$root/integration_test/servers/http.sh" stop; rm -rf "$out"' EXIT
 
+# nginx_ticks: the CPU clock ticks (user + system) nginx (one process,
+# no master) has used so far.
+nginx_ticks() { awk '{print $14 + $15}' "/proc/$(cat "$IT_DIR/http/nginx.pid")/stat"; }
+
 # run NAME CMD...: mirror the site with CMD into a fresh folder; print
-# "NAME requests RSS_KIB WALL CPU" (CPU: user + system seconds).
+# "NAME requests RSS_KIB WALL CPU NGINX_CPU" (CPU: user + system seconds).
 run() {
-	local name=$1 before after wall rss cpu
+	local name=$1 before after wall rss cpu t0 t1
 	shift
 	rm -rf "$out"
 	mkdir -p "$out"
 	before=$(wc -l <"$log")
+	t0=$(nginx_ticks)
 	read -r wall rss cpu < <(cd "$out" && measure "$@")
+	t1=$(nginx_ticks)
 	after=$(wc -l <"$log")
-	echo "$name $((after - before)) $rss $wall $cpu"
+	echo "$name $((after - before)) $rss $wall $cpu $(python3 -c "print(($t1 - $t0) / $(getconf CLK_TCK))")"
 }
 
 BENCH_ALLOW_LOAD=1 figure_start 2>/dev/null
 # The same politeness: four connections to the host each (fetch's
 # --per-host is 2 by default; wget2 opens one a thread).
-fws=() wws=() fcs=() wcs=()
+fws=() wws=() fcs=() wcs=() fns=() wns=()
 for ((r = 1; r <= rounds; r++)); do
-	read -r _ fr fm fw fc < <(run fetch "$fetch" -r -l 100 --parallel 4 --per-host 4 --no-robots -s "$base")
-	read -r _ wr wm ww wc < <(run wget "$wget" -r -l 100 --no-parent -e robots=off --max-threads=4 -q -P . "$base" 2>/dev/null ||
+	read -r _ fr fm fw fc fn < <(run fetch "$fetch" -r -l 100 --parallel 4 --per-host 4 --no-robots -s "$base")
+	read -r _ wr wm ww wc wn < <(run wget "$wget" -r -l 100 --no-parent -e robots=off --max-threads=4 -q -P . "$base" 2>/dev/null ||
 		run wget "$wget" -r -l 100 --no-parent -e robots=off -q -P . "$base")
-	fws+=("$fw") wws+=("$ww") fcs+=("$fc") wcs+=("$wc")
+	fws+=("$fw") wws+=("$ww") fcs+=("$fc") wcs+=("$wc") fns+=("$fn") wns+=("$wn")
 done
 fw=$(median "${fws[@]}") ww=$(median "${wws[@]}")
 echo "site: $unique unique URLs ($pages pages); load before: $load_before${load_mark}"
@@ -82,7 +88,11 @@ echo "$(basename "$wget") -r: $wr requests, peak RSS $((wm / 1024)) MiB"
 # The CPU each spent (user + system, medians), printed whatever the load
 # (a loaded machine inflates both): with nginx on the same two cores, the
 # CPU is what bounds the wall.
-echo "cpu: fetch $(median "${fcs[@]}")s, $(basename "$wget") $(median "${wcs[@]}")s (medians of $rounds rounds${load_mark:+, LOADED})"
+echo "cpu: fetch $(median "${fcs[@]}")s, $(basename "$wget") $(median "${wcs[@]}")s; nginx serving fetch $(median "${fns[@]}")s, serving $(basename "$wget") $(median "${wns[@]}")s (medians of $rounds rounds${load_mark:+, LOADED})"
+# The floor of a run's wall on this machine: the CPU of the client and of
+# nginx shared by the cores (printed so that a wall target can be judged
+# against it).
+python3 -c "import os, sys; c, n = float(sys.argv[1]), float(sys.argv[2]); print(f'floor: (fetch + nginx CPU) / {os.cpu_count()} cores = {(c + n) / os.cpu_count():.3f}s')" "$(median "${fcs[@]}")" "$(median "${fns[@]}")"
 if [ -z "$load_mark" ]; then
 	python3 -c "import sys; f, w = float(sys.argv[1]), float(sys.argv[2]); print(f'wall: fetch {f:.3f}s, $(basename "$wget") {w:.3f}s, ratio {f / w:.3f} (medians of $rounds alternating rounds)')" "$fw" "$ww"
 else
