@@ -56,3 +56,43 @@ func TestCommitFenced(t *testing.T) {
 		t.Errorf("a claim after a commit: %v, want errCommitted", err)
 	}
 }
+
+// A commit older than two AckWaits is taken over by a later delivery: its
+// worker died after committing and before acknowledging, so the job is
+// claimed (and stored) by the delivery that finds it, never before two
+// AckWaits have passed since the commit.
+func TestClaimTakesOverOldCommit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const ackWait = 200 * time.Millisecond
+	q, err := Open(ctx, Options{StateDir: t.TempDir(), AckWait: ackWait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	key := Key("http://127.0.0.1/x")
+	start := time.Now()
+	if err := q.commit(ctx, key, 9, 0, "a"); err != nil {
+		t.Fatal(err)
+	}
+	committed := false
+	for {
+		rev, err := q.claim(ctx, key, 9, "b")
+		if errors.Is(err, errCommitted) {
+			committed = true
+			time.Sleep(ackWait / 4)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if elapsed := time.Since(start); !committed || elapsed < 2*ackWait {
+			t.Fatalf("claimed after %v (refused before: %v); want refused for two AckWaits (%v), then claimed", elapsed, committed, 2*ackWait)
+		}
+		// The claim holds: its own commit passes, a's is fenced.
+		if err := q.commit(ctx, key, 9, rev, "b"); err != nil {
+			t.Errorf("the taking delivery's commit: %v", err)
+		}
+		return
+	}
+}
