@@ -257,7 +257,7 @@ func (c Crawl) crawler(r *run, fr *Frontier, robots *robotsCache, par, perHost i
 		IgnoreRobots:   c.IgnoreRobots,
 		FollowNofollow: c.FollowNofollow,
 		Requisites:     c.Requisites,
-		Frontier:       fr,
+		Frontier:       storeValidators{fr, r},
 		RobotsCache:    robots,
 		Sink:           &leaseSink{r: r},
 		Stored:         r.stored,

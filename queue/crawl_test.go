@@ -193,6 +193,9 @@ type modSite struct {
 	mod         map[int]time.Time
 	hits, ims   map[string]int
 	notModified int
+	// etags serves each page with an entity tag made of its time and no
+	// Last-Modified; ims then counts the requests with If-None-Match.
+	etags bool
 }
 
 func newModSite(t *testing.T, n int) *modSite {
@@ -205,7 +208,7 @@ func newModSite(t *testing.T, n int) *modSite {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.hits[r.URL.Path]++
-		if r.Header.Get("If-Modified-Since") != "" {
+		if !s.etags && r.Header.Get("If-Modified-Since") != "" || s.etags && r.Header.Get("If-None-Match") != "" {
 			s.ims[r.URL.Path]++
 		}
 		var i int
@@ -226,7 +229,12 @@ func newModSite(t *testing.T, n int) *modSite {
 		}
 		w.Header().Set("Content-Type", "text/html")
 		rw := &statusWriter{ResponseWriter: w}
-		http.ServeContent(rw, r, "", s.mod[i], strings.NewReader(b.String()))
+		mod := s.mod[i]
+		if s.etags {
+			w.Header().Set("ETag", fmt.Sprintf(`"%d-%d"`, i, mod.Unix()))
+			mod = time.Time{}
+		}
+		http.ServeContent(rw, r, "", mod, strings.NewReader(b.String()))
 		if rw.status == http.StatusNotModified {
 			s.notModified++
 		}
@@ -354,6 +362,57 @@ func TestFleetRecrawl(t *testing.T) {
 	}
 	if n := s.CachedInfo().State.Msgs; n != 2*(pages+1) {
 		t.Errorf("%s holds %d links after crawl 3, want those of crawls 2 and 3, %d", queue.CrawlStream, n, 2*(pages+1))
+	}
+}
+
+// A fleet crawl started again sends each page's entity tag (If-None-Match)
+// from the record of the worker's store, for pages served with an ETag and
+// no Last-Modified: every page answered 304, its links followed from the
+// stored copy, a changed page stored again with its new tag.
+func TestFleetRecrawlETag(t *testing.T) {
+	const pages = 12
+	site := newModSite(t, pages)
+	site.etags = true
+	q := open(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := queue.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := site.URL + "/p/0.html"
+	for round := 1; round <= 2; round++ {
+		if _, err := q.StartCrawl(ctx, queue.Crawl{Seeds: []string{seed}, Depth: 20}); err != nil {
+			t.Fatal(err)
+		}
+		w := &queue.Worker{Queue: q, Client: client(t), Store: st, ID: "w0", Parallel: 4, PerHost: 4, Drain: true}
+		if err := w.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		site.mu.Lock()
+		for i := range pages {
+			p := fmt.Sprintf("/p/%d.html", i)
+			if want := round - 1; site.hits[p] != 1 || site.ims[p] != want {
+				t.Errorf("crawl %d: %s requested %d times (%d with If-None-Match), want once (%d)", round, p, site.hits[p], site.ims[p], want)
+			}
+		}
+		if round == 1 {
+			site.mod[3] = site.mod[3].Add(time.Hour) // page 3 changes
+		} else if site.notModified != pages-1 {
+			t.Errorf("crawl 2: %d pages answered 304, want %d", site.notModified, pages-1)
+		}
+		clear(site.hits)
+		clear(site.ims)
+		site.mu.Unlock()
+	}
+	var three []queue.Record
+	for _, r := range readResults(t, st.Dir()) {
+		if r.URL == site.URL+"/p/3.html" {
+			three = append(three, r)
+		}
+	}
+	if want := fmt.Sprintf(`"3-%d"`, site.mod[3].Unix()); len(three) != 2 || three[0].ETag == "" || three[1].ETag != want {
+		t.Errorf("the changed page's records: %+v, want two, the second tagged %s", three, want)
 	}
 }
 

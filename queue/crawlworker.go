@@ -114,6 +114,7 @@ func (r *run) visit(fr *Frontier) func(ctx context.Context, p *crawl.Page) error
 			t := res.ModTime.UTC()
 			rec.ModTime = &t
 		}
+		rec.ETag = res.Extra[fetch.ExtraETag]
 		if err := fetch.LimitSize(res, r.w.MaxSize); err != nil {
 			res.Body.Close()
 			return r.commitPage(ctx, key, rec, nil, err)
@@ -172,30 +173,75 @@ func (r *run) commitPage(ctx context.Context, key string, rec Record, sp *spool,
 
 // stored tells the crawl of the copy of u this worker's store holds, for a
 // crawl started again: the modification time of its last record, sent as
-// If-Modified-Since, and the body, whose links the crawl follows when the
+// If-Modified-Since (its entity tag goes as If-None-Match, through
+// storeValidators), and the body, whose links the crawl follows when the
 // server reports the page unchanged. A page whose last record failed, has
-// no modification time or whose body is not in the store (another
-// worker's store holds it) is fetched whole.
+// neither validator or whose body is not in the store (another worker's
+// store holds it) is fetched whole.
 func (r *run) stored(ctx context.Context, u *url.URL) (time.Time, func() (*fetch.Resource, error), bool) {
-	key := Key(u.String())
-	prev, ok, err := r.w.Store.last(key)
-	if err != nil || !ok || prev.status != 0 || prev.modTime == nil {
+	prev, path, ok := r.storedCopy(u.String())
+	if !ok {
 		return time.Time{}, nil, false
 	}
-	path := filepath.Join(r.w.Store.Dir(), key)
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return time.Time{}, nil, false
-	}
+	v := prev.validators()
 	open := func() (*fetch.Resource, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
-		return &fetch.Resource{URL: u, Kind: fetch.ResourceFile, MediaType: prev.mediaType, Size: fi.Size(), ModTime: *prev.modTime, Body: f}, nil
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		return &fetch.Resource{URL: u, Kind: fetch.ResourceFile, MediaType: prev.mediaType, Size: fi.Size(), ModTime: v.since, Body: f}, nil
 	}
-	return *prev.modTime, open, true
+	return v.since, open, true
 }
+
+// storedCopy returns the last record of rawURL in this worker's store and
+// the path of its body, when the record is a success with a validator and
+// the body is there.
+func (r *run) storedCopy(rawURL string) (seenJob, string, bool) {
+	key := Key(rawURL)
+	prev, ok, err := r.w.Store.last(key)
+	if err != nil || !ok || prev.status != 0 || prev.modTime == nil && prev.etag == "" {
+		return seenJob{}, "", false
+	}
+	path := filepath.Join(r.w.Store.Dir(), key)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return seenJob{}, "", false
+	}
+	return prev, path, true
+}
+
+// storeValidators is the fleet crawl's frontier as the crawl engine sees
+// it: the queue's Frontier, whose links the fleet shares, with the
+// validators of each page taken from this worker's store
+// (crawl.Validators), so that a crawl started again sends a page's entity
+// tag as well as its modification time. The key is the link's normalized
+// URL, the engine's default key, which the fleet crawl keeps. What a fetch
+// learns is kept by the page's record, so SetValidators keeps nothing.
+type storeValidators struct {
+	*Frontier
+	r *run
+}
+
+// Validators returns the entity tag and modification time of key's last
+// record in the worker's store, when its body is there too.
+func (f storeValidators) Validators(ctx context.Context, key string) (string, time.Time, error) {
+	prev, _, ok := f.r.storedCopy(key)
+	if !ok {
+		return "", time.Time{}, nil
+	}
+	v := prev.validators()
+	return v.etag, v.since, nil
+}
+
+// SetValidators keeps nothing: the page's record holds them.
+func (storeValidators) SetValidators(context.Context, string, string, time.Time) error { return nil }
+
+var _ crawl.Validators = storeValidators{}
 
 // leaseSink fetches each request of the crawl holding a per-host lease,
 // as a job's fetch does, so that --per-host holds across the fleet for
