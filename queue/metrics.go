@@ -138,6 +138,16 @@ func (q *Queue) publishMetrics(ctx context.Context, worker string, s MetricsSnap
 // workers that had Metrics set; they publish them every 5 seconds and when
 // they stop.
 func (q *Queue) WorkerMetrics(ctx context.Context) ([]WorkerMetrics, error) {
+	var out []WorkerMetrics
+	err := patiently(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = q.workerMetricsOnce(ctx)
+		return err
+	})
+	return out, err
+}
+
+func (q *Queue) workerMetricsOnce(ctx context.Context) ([]WorkerMetrics, error) {
 	keys, err := q.stats.ListKeys(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)

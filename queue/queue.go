@@ -184,10 +184,16 @@ const setupTime = 30 * time.Second
 // its streams, which can take longer than one call's timeout (5 s when
 // ctx sets none). Each step of setup creates or updates, so a second run
 // after a partial first one is the same.
-func (q *Queue) setupPatiently(ctx context.Context) error {
+func (q *Queue) setupPatiently(ctx context.Context) error { return patiently(ctx, q.setup) }
+
+// patiently runs f again while it fails with an error a settling server
+// gives (settling: a cluster electing a leader, a stream or consumer
+// moving to more replicas), every 250 ms for up to setupTime, and returns
+// its last error.
+func patiently(ctx context.Context, f func(context.Context) error) error {
 	deadline := time.Now().Add(setupTime)
 	for {
-		err := q.setup(ctx)
+		err := f(ctx)
 		if err == nil || ctx.Err() != nil || time.Now().After(deadline) || !settling(err) {
 			return err
 		}
@@ -642,7 +648,20 @@ type CrawlStats struct {
 // acknowledged (handed back for later included). The stream's count of
 // messages is not used: after a leader fails over it can hold jobs that
 // were acknowledged, for a while or for good.
+//
+// A server that is settling (a leader being elected, a stream moving to
+// more replicas) is asked again, for up to 30 seconds.
 func (q *Queue) Stats(ctx context.Context) (Stats, error) {
+	var s Stats
+	err := patiently(ctx, func(ctx context.Context) error {
+		var err error
+		s, err = q.statsOnce(ctx)
+		return err
+	})
+	return s, err
+}
+
+func (q *Queue) statsOnce(ctx context.Context) (Stats, error) {
 	var s Stats
 	ci, err := q.consumer().Info(ctx)
 	if err != nil {
