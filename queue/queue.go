@@ -414,16 +414,43 @@ func (q *Queue) replicas() int {
 }
 
 // stream creates the stream of cfg, or updates it to cfg; a stream that
-// has more replicas than cfg asks for keeps them.
+// has more replicas than cfg asks for keeps them. A stream that has cfg's
+// settings already is not updated: an update that changes nothing still
+// rewrites the stream's configuration on the server, which every command
+// opening the queue would otherwise do (and which nats-server 2.15.2 does
+// racing with a consumer being created at the same moment: the race
+// detector caught it in TestStartCrawlAtOnce).
 func (q *Queue) stream(ctx context.Context, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
 	if s, err := q.js.Stream(ctx, cfg.Name); err == nil {
-		cfg.Replicas = max(cfg.Replicas, s.CachedInfo().Config.Replicas)
+		have := s.CachedInfo().Config
+		cfg.Replicas = max(cfg.Replicas, have.Replicas)
+		if hasSettings(have, cfg) {
+			return s, nil
+		}
 	}
 	s, err := q.js.CreateOrUpdateStream(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("queue: stream %s: %w", cfg.Name, err)
 	}
 	return s, nil
+}
+
+// hasSettings reports whether the stream configuration have holds every
+// setting want gives: the same name, description, subjects, retention,
+// storage, discard policy and replicas, and each limit want sets (a zero
+// limit is the server's default, which have holds filled in).
+func hasSettings(have, want jetstream.StreamConfig) bool {
+	return have.Name == want.Name && have.Description == want.Description &&
+		slices.Equal(have.Subjects, want.Subjects) &&
+		have.Retention == want.Retention && have.Storage == want.Storage &&
+		have.Discard == want.Discard && have.DiscardNewPerSubject == want.DiscardNewPerSubject &&
+		have.Replicas == want.Replicas &&
+		(want.MaxMsgsPerSubject == 0 || have.MaxMsgsPerSubject == want.MaxMsgsPerSubject) &&
+		(want.MaxMsgSize == 0 || have.MaxMsgSize == want.MaxMsgSize) &&
+		(want.Duplicates == 0 || have.Duplicates == want.Duplicates) &&
+		(want.MaxAge == 0 || have.MaxAge == want.MaxAge) &&
+		(want.MaxMsgs == 0 || have.MaxMsgs == want.MaxMsgs) &&
+		(want.MaxBytes == 0 || have.MaxBytes == want.MaxBytes)
 }
 
 // recoverConsumer creates the workers' consumer, or updates it, keeping
