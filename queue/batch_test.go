@@ -466,3 +466,38 @@ func TestLeaseKeptForTheHostsNextJob(t *testing.T) {
 		t.Errorf("%d writes to the lease bucket for 40 jobs of one host, want at most 20", writes)
 	}
 }
+
+// TestLeasesKeptFromBatchToBatch: one host's batches, message after
+// message, keep the host's slots from one batch to the next (see linger)
+// rather than free and take them again for each batch: two writes to the
+// replicated lease bucket for each batch and lane.
+func TestLeasesKeptFromBatchToBatch(t *testing.T) {
+	site := newBatchSite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	q, err := Open(ctx, Options{StateDir: t.TempDir(), Batch: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if _, _, err := q.Enqueue(ctx, seqOf(site.urls(160))); err != nil {
+		t.Fatal(err)
+	}
+	before := lastSeq(t, q, "KV_"+HostBucket)
+	st, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Worker{Queue: q, Client: testClient(t), Store: st, Parallel: 4, PerHost: 4, Drain: true}
+	if err := w.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(storeLines(t, st.Dir())); got != 160 {
+		t.Errorf("%d records, want 160", got)
+	}
+	writes := lastSeq(t, q, "KV_"+HostBucket) - before
+	t.Logf("%d lease writes for 20 batches", writes)
+	if writes > 16 {
+		t.Errorf("%d writes to the lease bucket for 20 batches of one host, want at most 16 (a take and a free of each of 4 slots, twice)", writes)
+	}
+}

@@ -257,15 +257,19 @@ func (r *run) take(ctx context.Context, idle chan struct{}, freed <-chan struct{
 		default:
 		}
 		ds.retry(ctx)
-		// A slot parked by a job that ended is freed unless a job of
-		// its host waits here for it.
-		r.leases.reap(func(hp string) bool { return len(ds.waiting[hp]) > 0 }, r.free)
+		// A slot parked by a job that ended is freed after a moment
+		// unless a job of its host waits here for it (see linger).
+		reap := r.leases.reap(func(hp string) bool { return len(ds.waiting[hp]) > 0 }, r.free)
 		if len(idle) == 0 {
 			// Every slot busy: wait for one, trying the waiting hosts
-			// again now and then (another worker may free a slot).
+			// again now and then (another worker may free a slot), and
+			// freeing the parked slots when due.
 			var again <-chan time.Time
-			if ds.n > 0 {
-				again = time.After(50 * time.Millisecond)
+			if ds.n > 0 && (reap == 0 || reap > 50*time.Millisecond) {
+				reap = 50 * time.Millisecond
+			}
+			if reap > 0 {
+				again = time.After(reap)
 			}
 			select {
 			case <-ctx.Done():
@@ -286,6 +290,9 @@ func (r *run) take(ctx context.Context, idle chan struct{}, freed <-chan struct{
 			// soon, for the end (or the jobs other workers hand back)
 			// rather than wait a second a look.
 			wait = 250 * time.Millisecond
+		}
+		if reap > 0 {
+			wait = min(wait, reap)
 		}
 		asked := len(idle)
 		got, err := r.pull(ctx, ds, asked, wait)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -21,18 +22,32 @@ type leases struct {
 	perHost int
 	ttl     time.Duration
 
-	mu    sync.Mutex
-	spare map[string][]*lease // held, by host:port, for the next job of the host (see park)
+	mu     sync.Mutex
+	spare  map[string][]*lease     // held, by host:port, for the next job of the host (see park)
+	mine   map[string]map[int]bool // the slots this worker holds, by host:port: not asked for again
+	offset int                     // the slot this worker asks for first, so that workers spread
+	seeded bool
 }
+
+// linger is how long a parked slot waits for the next job of its host
+// before reap frees it: long enough for the worker to pull its next
+// message (a round trip), so that jobs of one host coming message after
+// message keep their slots rather than free and take them again (two
+// writes to a replicated bucket), short enough that a slot does not sit
+// idle while another worker waits for it.
+const linger = 250 * time.Millisecond
 
 // lease is one slot held: the key and the revision this worker wrote.
 type lease struct {
 	l       *leases
 	key     string
+	host    string // the host:port
+	slot    int
 	mu      sync.Mutex
 	rev     uint64
 	written time.Time // when rev was written
 	lost    bool      // found taken by another worker
+	parked  time.Time // when it was last parked
 }
 
 // hostKey makes a bucket key of a host:port: the hex of its SHA-256's
@@ -44,21 +59,63 @@ func hostKey(hostport string) string {
 	return "h" + hex.EncodeToString(sum[:16])
 }
 
-// acquire takes a free slot to hostport, or returns errNoSlot.
+// acquire takes a free slot to hostport, or returns errNoSlot. It asks
+// for the slots this worker does not hold, from its own first one on: a
+// worker's slots taken one after the other cost a write each, not one
+// for every slot before.
 func (l *leases) acquire(ctx context.Context, hostport string) (*lease, error) {
 	base := hostKey(hostport)
-	for k := range l.perHost {
+	l.mu.Lock()
+	if !l.seeded {
+		l.offset, l.seeded = rand.IntN(max(l.perHost, 1)), true
+	}
+	first := l.offset
+	l.mu.Unlock()
+	for i := range l.perHost {
+		k := (first + i) % l.perHost
+		if !l.take(hostport, k) {
+			continue // this worker's already
+		}
 		key := fmt.Sprintf("%s.%d", base, k)
 		rev, err := l.kv.Create(ctx, key, []byte(l.owner))
+		if err == nil {
+			return &lease{l: l, key: key, host: hostport, slot: k, rev: rev, written: time.Now()}, nil
+		}
+		l.drop(hostport, k)
 		if errors.Is(err, jetstream.ErrKeyExists) {
 			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("queue: lease %s: %w", hostport, err)
-		}
-		return &lease{l: l, key: key, rev: rev, written: time.Now()}, nil
+		return nil, fmt.Errorf("queue: lease %s: %w", hostport, err)
 	}
 	return nil, errNoSlot
+}
+
+// take marks slot k of hostport as this worker's, reporting false when it
+// was already.
+func (l *leases) take(hostport string, k int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mine[hostport][k] {
+		return false
+	}
+	if l.mine == nil {
+		l.mine = map[string]map[int]bool{}
+	}
+	if l.mine[hostport] == nil {
+		l.mine[hostport] = map[int]bool{}
+	}
+	l.mine[hostport][k] = true
+	return true
+}
+
+// drop unmarks slot k of hostport.
+func (l *leases) drop(hostport string, k int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.mine[hostport], k)
+	if len(l.mine[hostport]) == 0 {
+		delete(l.mine, hostport)
+	}
 }
 
 // renew rewrites the lease so that the bucket's TTL starts again.
@@ -81,17 +138,21 @@ func (s *lease) release(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.l.kv.Delete(ctx, s.key, jetstream.LastRevision(s.rev))
+	if s.host != "" {
+		s.l.drop(s.host, s.slot)
+	}
 }
 
 // park keeps the lease s of hostport, whose job ended, for the next job
 // of the host that waits in this worker (see unpark): a host session
 // holds its slot from job to job rather than freeing and taking it again
-// (a delete and a create) for each. The dispatcher frees what it parked
-// when no job of the host waits (see reap). A lease found lost is freed
-// at once.
+// (a delete and a create) for each. The dispatcher frees what was parked
+// longer than linger when no job of the host waits (see reap). A lease
+// found lost is freed at once.
 func (l *leases) park(hostport string, s *lease) bool {
 	s.mu.Lock()
 	lost := s.lost
+	s.parked = time.Now()
 	s.mu.Unlock()
 	if lost {
 		return false
@@ -134,20 +195,40 @@ func (l *leases) unpark(ctx context.Context, hostport string) *lease {
 	}
 }
 
-// reap takes the parked leases of the hosts for which want reports false
-// (no job of theirs waits), and calls free with each.
-func (l *leases) reap(want func(hostport string) bool, free func(hostport string, s *lease)) {
+// reap takes the leases parked longer than linger of the hosts for which
+// want reports false (no job of theirs waits), or with want nil every
+// lease parked, and calls free with each. It returns how long until the
+// next parked lease is due (0 for none).
+func (l *leases) reap(want func(hostport string) bool, free func(hostport string, s *lease)) (next time.Duration) {
 	l.mu.Lock()
 	var gone map[string][]*lease
+	now := time.Now()
 	for hp, list := range l.spare {
 		if want != nil && want(hp) {
 			continue
 		}
-		if gone == nil {
-			gone = map[string][]*lease{}
+		keep := list[:0:0]
+		for _, s := range list {
+			s.mu.Lock()
+			due := s.parked.Add(linger)
+			s.mu.Unlock()
+			if want != nil && due.After(now) {
+				keep = append(keep, s)
+				if w := due.Sub(now); next == 0 || w < next {
+					next = w
+				}
+				continue
+			}
+			if gone == nil {
+				gone = map[string][]*lease{}
+			}
+			gone[hp] = append(gone[hp], s)
 		}
-		gone[hp] = list
-		delete(l.spare, hp)
+		if len(keep) == 0 {
+			delete(l.spare, hp)
+		} else {
+			l.spare[hp] = keep
+		}
 	}
 	l.mu.Unlock()
 	for hp, list := range gone {
@@ -155,6 +236,7 @@ func (l *leases) reap(want func(hostport string) bool, free func(hostport string
 			free(hp, s)
 		}
 	}
+	return next
 }
 
 // errLeaseLost says a lease expired and another worker took its slot.
