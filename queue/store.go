@@ -6,12 +6,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/rfc1738/fetch/fetch/unnamed"
 )
 
 // Record is the outcome of one job: a line of results.jsonl, and a message
@@ -73,9 +78,13 @@ func OpenStore(dir string) (*Store, error) {
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
 
-// spool is a body being written, before it is committed.
+// spool is a body being written, before it is committed: a file without
+// a name in the store's directory (see fetch/unnamed), or where the system
+// cannot make one, a named temporary file.
 type spool struct {
-	f    *os.File
+	fd   int      // the unnamed file, when f is nil
+	f    *os.File // the named temporary file
+	dir  string
 	hash hashWriter
 	n    int64
 }
@@ -87,23 +96,66 @@ type hashWriter interface {
 
 // create starts a body in the store's directory.
 func (s *Store) create() (*spool, error) {
+	if fd, ok := unnamed.Create(s.dir); ok {
+		return &spool{fd: fd, dir: s.dir, hash: sha256.New()}, nil
+	}
 	f, err := os.CreateTemp(s.dir, ".body-*.part")
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	return &spool{f: f, hash: sha256.New()}, nil
+	return &spool{fd: -1, f: f, dir: s.dir, hash: sha256.New()}, nil
 }
 
-func (p *spool) Write(b []byte) (int, error) {
-	n, err := p.f.Write(b)
+func (p *spool) Write(b []byte) (n int, err error) {
+	if p.f != nil {
+		n, err = p.f.Write(b)
+	} else {
+		n, err = unnamed.Write(p.fd, p.dir, b)
+	}
 	p.hash.Write(b[:n])
 	p.n += int64(n)
 	return n, err
 }
 
-func (p *spool) discard() {
-	p.f.Close()
-	os.Remove(p.f.Name())
+// close closes the body's file; a named one is removed unless kept.
+func (p *spool) close(keep bool) error {
+	if p.f == nil {
+		return unnamed.Close(p.fd, p.dir)
+	}
+	err := p.f.Close()
+	if !keep {
+		os.Remove(p.f.Name())
+	}
+	return err
+}
+
+func (p *spool) discard() { p.close(false) }
+
+// place gives the body the name name, in place of a body stored there
+// before (a recrawl's): an unnamed file is linked beside it and renamed
+// over it.
+func (p *spool) place(name string) error {
+	if p.f != nil {
+		return os.Rename(p.f.Name(), name)
+	}
+	err := unnamed.Link(p.fd, name)
+	if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	for range 100 {
+		tmp := fmt.Sprintf("%s.%d.part", name, rand.Uint64())
+		if err = unnamed.Link(p.fd, tmp); errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err = os.Rename(tmp, name); err != nil {
+			os.Remove(tmp)
+		}
+		return err
+	}
+	return err
 }
 
 // commit stores rec, and the body in p when rec is a success, unless a
@@ -135,26 +187,19 @@ type storeItem struct {
 // store's lock and with one write of their lines; it reports which it
 // stored. Every spool is closed and its file gone when it returns.
 func (s *Store) commitAll(items []storeItem) (stored []bool, err error) {
-	renamed := make([]bool, len(items))
+	placed := make([]bool, len(items))
 	defer func() {
 		for i, it := range items {
-			if it.p != nil && !renamed[i] {
-				os.Remove(it.p.f.Name()) // not stored, or stored before
+			if it.p != nil && !placed[i] {
+				it.p.discard() // not stored, or stored before
 			}
 		}
 	}()
 	for _, it := range items {
-		if it.p == nil {
-			continue
+		if it.p != nil {
+			it.rec.Size = it.p.n
+			it.rec.SHA256 = hex.EncodeToString(it.p.hash.Sum(nil))
 		}
-		it.rec.Size = it.p.n
-		it.rec.SHA256 = hex.EncodeToString(it.p.hash.Sum(nil))
-		if cerr := it.p.f.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("store: %w", cerr)
-		}
-	}
-	if err != nil {
-		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -171,10 +216,24 @@ func (s *Store) commitAll(items []storeItem) (stored []bool, err error) {
 			continue
 		}
 		if it.p != nil {
-			if err := os.Rename(it.p.f.Name(), filepath.Join(s.dir, it.key)); err != nil {
+			// Closed before it is named, so that a body whose bytes
+			// did not all reach the file is not stored.
+			if it.p.f != nil {
+				if err := it.p.f.Close(); err != nil {
+					return nil, fmt.Errorf("store: %w", err)
+				}
+			}
+			name := filepath.Join(s.dir, it.key)
+			if err := it.p.place(name); err != nil {
 				return nil, fmt.Errorf("store: %w", err)
 			}
-			renamed[i] = true
+			placed[i] = true
+			if it.p.f == nil {
+				if err := it.p.close(true); err != nil {
+					os.Remove(name)
+					return nil, fmt.Errorf("store: %w", err)
+				}
+			}
 		}
 		line, err := json.Marshal(rec)
 		if err != nil {

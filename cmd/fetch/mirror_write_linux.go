@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rfc1738/fetch/fetch/unnamed"
 	"golang.org/x/sys/unix"
 )
 
@@ -56,7 +57,7 @@ func createMirrorTemp(final string) (*mirrorTemp, error) {
 	return nil, fmt.Errorf("cannot create a temporary file for %s", final)
 }
 
-func (t *mirrorTemp) Write(p []byte) (int, error) { return writeFD(t.fd, t.name, p) }
+func (t *mirrorTemp) Write(p []byte) (int, error) { return unnamed.Write(t.fd, t.name, p) }
 
 // finish sets the file's times to mod (unless it is zero, or the file is
 // not complete) and closes it. A time that cannot be set is no failure,
@@ -68,7 +69,7 @@ func (t *mirrorTemp) finish(complete bool, mod time.Time) error {
 		// utimensat(fd, NULL, times, 0): futimens(3).
 		unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(t.fd), 0, uintptr(unsafe.Pointer(&times[0])), 0, 0, 0)
 	}
-	return closeFD(t.fd, t.name)
+	return unnamed.Close(t.fd, t.name)
 }
 
 // renameFile renames old to name: os.Rename would first look at name

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rfc1738/fetch/fetch/unnamed"
 	"github.com/rfc1738/fetch/url"
 )
 
@@ -20,7 +21,7 @@ import (
 // transfer is complete. A failed transfer leaves no final file.
 //
 // On Linux the temporary file has no name at all until then (O_TMPFILE,
-// see createUnnamed): nothing is left behind by a failure or a kill.
+// see unnamed.Create): nothing is left behind by a failure or a kill.
 // Elsewhere, and where the file system cannot, it is
 // ".FILE.<pid>.<random>.part", renamed over FILE. Either is created with
 // mode 0666 so that the operating system applies the umask, as for any new
@@ -51,7 +52,7 @@ type fileOut struct {
 	// file the cost of one (an fcntl, a finalizer, the poller's locks).
 	fd     int
 	fdOpen bool
-	// unnamed is set when the file has no name yet (see createUnnamed).
+	// unnamed is set when the file has no name yet (see unnamed.Create).
 	unnamed bool
 	// special is set when tmp is FILE itself, a device or a pipe.
 	special bool
@@ -111,7 +112,7 @@ func (f *fileOut) open1() (int64, error) {
 	if !f.resume {
 		dir, _ := filepath.Split(f.final)
 		removeStaleParts(dir)
-		if fd, ok := createUnnamed(dir); ok {
+		if fd, ok := unnamed.Create(dir); ok {
 			f.fd, f.fdOpen, f.unnamed = fd, true, true
 			return 0, nil
 		}
@@ -208,7 +209,7 @@ func (f *fileOut) Write(p []byte) (int, error) {
 		}
 	}
 	if f.fdOpen {
-		return writeFD(f.fd, f.final, p)
+		return unnamed.Write(f.fd, f.final, p)
 	}
 	if f.tmp == nil {
 		return 0, errors.New("write to a closed output file")
@@ -294,14 +295,14 @@ func (f *fileOut) commitUnnamed() error {
 	if !f.fdOpen {
 		fd = int(f.tmp.Fd())
 	}
-	err := linkUnnamed(fd, f.final)
+	err := unnamed.Link(fd, f.final)
 	if errors.Is(err, fs.ErrExist) {
-		err = replace(f.file(), f.final, func(tmp string) error { return linkUnnamed(fd, tmp) })
+		err = replace(f.file(), f.final, func(tmp string) error { return unnamed.Link(fd, tmp) })
 	}
 	var cerr error
 	if f.fdOpen {
 		f.fdOpen = false
-		cerr = closeFD(fd, f.final)
+		cerr = unnamed.Close(fd, f.final)
 	} else {
 		cerr = f.tmp.Close()
 		f.tmp = nil
@@ -371,7 +372,7 @@ func copyInto(t *os.File, name string) error {
 // spins. (1000 files of 1 KiB from 64 goroutines, created O_EXCL, written
 // and renamed, on ext4: 430-475 µs of CPU a file with dirMu, 750-790
 // without, in the same wall time; on tmpfs dirMu costs 3-5 µs a file.)
-// Giving an unnamed file its name (linkUnnamed) goes without: it saved
+// Giving an unnamed file its name (unnamed.Link) goes without: it saved
 // nothing on ext4, and cost about 1 µs of CPU a file on tmpfs.
 var dirMu sync.Mutex
 
@@ -382,7 +383,7 @@ var pidText = strconv.Itoa(os.Getpid())
 func (f *fileOut) abort() {
 	f.pending, f.fromFinal = false, false
 	if f.fdOpen {
-		closeFD(f.fd, f.final)
+		unnamed.Close(f.fd, f.final)
 		f.fdOpen, f.unnamed = false, false
 		return
 	}
