@@ -37,15 +37,19 @@ source "$IT_DIR/http.env"
 (cd "$root" && go build -o "$IT_DIR/bin/" ./cmd/fetch ./queue/cmd/fetch-queue)
 fetch=$IT_DIR/bin/fetch
 
-# JOBS small files, 1 KiB each, in the nginx root.
+# JOBS small files, 1 KiB each of its own random bytes (so that the
+# records' digests differ, as a crawl's do: results are published
+# compressed), in the nginx root.
 mkdir -p "$FETCH_IT_HTTP_ROOT/q"
-head -c 1024 /dev/urandom >"$IT_DIR/one.bin"
 list=$IT_DIR/queue-urls.txt
-: >"$list"
-for ((i = 0; i < jobs; i++)); do
-	cp "$IT_DIR/one.bin" "$FETCH_IT_HTTP_ROOT/q/$i.bin"
-	echo "http://$FETCH_IT_HTTP_ADDR/q/$i.bin" >>"$list"
-done
+python3 - "$FETCH_IT_HTTP_ROOT/q" "$jobs" "http://$FETCH_IT_HTTP_ADDR/q" >"$list" <<'PY'
+import os, sys
+root, n, base = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for i in range(n):
+    with open(f"{root}/{i}.bin", "wb") as f:
+        f.write(os.urandom(1024))
+    print(f"{base}/{i}.bin")
+PY
 
 # server_cpu: the CPU seconds (user + system) the nats-server processes
 # have used so far.

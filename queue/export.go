@@ -87,7 +87,7 @@ func (q *Queue) Export(ctx context.Context, opts ExportOptions, fn func(Record) 
 		if err != nil {
 			return fmt.Errorf("queue: exporting results: %w", err)
 		}
-		for _, rec := range records(msg.Data()) {
+		for _, rec := range records(msg) {
 			n++
 			switch {
 			case !opts.Failed:

@@ -755,36 +755,6 @@ func (q *Queue) publishResult(ctx context.Context, key string, rec Record) error
 	return err
 }
 
-// resultBatch is the message of a batch's results on FETCH_RESULTS.
-type resultBatch struct {
-	Records []Record `json:"records"`
-}
-
-// batchResults is the subject prefix of a batch's results:
-// "fetch.results.batch.<batch key>.<done>.<failed>", the counts of its
-// records of each outcome, so that Stats counts jobs without reading the
-// messages.
-const batchResults = ResultSubject + ".batch"
-
-// publishResults publishes the records of a batch as one message; its
-// message id (the batch's key and sequence) stores it once when a
-// redelivered batch publishes it again.
-func (q *Queue) publishResults(ctx context.Context, key string, seq uint64, recs []Record) error {
-	done := 0
-	for _, r := range recs {
-		if r.Status == 0 {
-			done++
-		}
-	}
-	data, err := json.Marshal(resultBatch{recs})
-	if err != nil {
-		return err
-	}
-	subject := fmt.Sprintf("%s.%s.%d.%d", batchResults, key, done, len(recs)-done)
-	_, err = q.js.Publish(ctx, subject, data, jetstream.WithMsgID(fmt.Sprintf("batch.%s.%d", key, seq)))
-	return err
-}
-
 // batchCounts sums the done and failed records of the batch messages of
 // the results stream, from the counts in their subjects.
 func (q *Queue) batchCounts(ctx context.Context) (done, failed uint64, err error) {
@@ -804,25 +774,6 @@ func (q *Queue) batchCounts(ctx context.Context) (done, failed uint64, err error
 		failed += f * msgs
 	}
 	return done, failed, nil
-}
-
-// records returns the records of a message of FETCH_RESULTS: one, or a
-// batch's.
-func records(data []byte) []Record {
-	var m struct {
-		Record
-		Records []Record `json:"records"`
-	}
-	if json.Unmarshal(data, &m) != nil {
-		return nil
-	}
-	if m.Records != nil {
-		return m.Records
-	}
-	if m.URL == "" {
-		return nil
-	}
-	return []Record{m.Record}
 }
 
 // isTimeout reports whether err is a request's timeout.
