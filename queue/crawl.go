@@ -72,15 +72,15 @@ func (q *Queue) StartCrawl(ctx context.Context, c Crawl) (int, error) {
 		u = u.Normalize()
 		links = append(links, crawl.Link{URL: u, Key: u.String(), Tag: "seed"})
 	}
-	kv, err := q.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	kv, err := q.bucket(ctx, jetstream.KeyValueConfig{
 		Bucket:      CrawlBucket,
 		Description: "the settings of the fleet crawl fetch workers take part in",
 		History:     1,
 		Storage:     jetstream.FileStorage,
-		Replicas:    q.kvReplicas(ctx, CrawlBucket, q.replicas()),
+		Replicas:    q.replicas(),
 	})
 	if err != nil {
-		return 0, fmt.Errorf("queue: bucket %s: %w", CrawlBucket, err)
+		return 0, err
 	}
 	if err := q.setupCrawl(ctx); err != nil {
 		return 0, err

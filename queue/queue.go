@@ -331,10 +331,8 @@ func (q *Queue) setup(ctx context.Context) error {
 		// is down.
 		kvCfg.Replicas = 1
 	}
-	kvCfg.Replicas = q.kvReplicas(ctx, HostBucket, kvCfg.Replicas)
-	q.hosts, err = js.CreateOrUpdateKeyValue(ctx, kvCfg)
-	if err != nil {
-		return fmt.Errorf("queue: bucket %s: %w", HostBucket, err)
+	if q.hosts, err = q.bucket(ctx, kvCfg); err != nil {
+		return err
 	}
 	claimRepl := repl
 	if !exclusiveCreate(q.nc.ConnectedServerVersion()) {
@@ -342,52 +340,77 @@ func (q *Queue) setup(ctx context.Context) error {
 		// stream from 2.11 on only (as a lease's create).
 		claimRepl = 1
 	}
-	q.claims, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	q.claims, err = q.bucket(ctx, jetstream.KeyValueConfig{
 		Bucket:      ClaimBucket,
 		Description: "which delivery of each job may commit its result",
 		TTL:         7 * 24 * time.Hour,
 		History:     1,
 		Storage:     jetstream.FileStorage,
-		Replicas:    q.kvReplicas(ctx, ClaimBucket, claimRepl),
+		Replicas:    claimRepl,
 	})
 	if err != nil {
-		return fmt.Errorf("queue: bucket %s: %w", ClaimBucket, err)
+		return err
 	}
-	q.waits, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	q.waits, err = q.bucket(ctx, jetstream.KeyValueConfig{
 		Bucket:      WaitBucket,
 		Description: "how often each pending job was handed back for want of a host slot",
 		TTL:         7 * 24 * time.Hour,
 		History:     1,
 		Storage:     jetstream.FileStorage,
-		Replicas:    q.kvReplicas(ctx, WaitBucket, repl),
+		Replicas:    repl,
 	})
 	if err != nil {
-		return fmt.Errorf("queue: bucket %s: %w", WaitBucket, err)
+		return err
 	}
 	statsCfg := jetstream.KeyValueConfig{
 		Bucket:      StatsBucket,
 		Description: "each fetch worker's counts, published every few seconds",
 		History:     1,
 		Storage:     jetstream.FileStorage,
-		Replicas:    q.kvReplicas(ctx, StatsBucket, repl),
+		Replicas:    repl,
 	}
-	q.stats, err = js.CreateOrUpdateKeyValue(ctx, statsCfg)
-	if err != nil {
-		return fmt.Errorf("queue: bucket %s: %w", StatsBucket, err)
+	if q.stats, err = q.bucket(ctx, statsCfg); err != nil {
+		return err
 	}
 	return nil
 }
 
-// kvReplicas is want, or more when the bucket has more already.
-func (q *Queue) kvReplicas(ctx context.Context, bucket string, want int) int {
-	if kv, err := q.js.KeyValue(ctx, bucket); err == nil {
+// bucket opens the key-value bucket of cfg, creating it or updating it to
+// cfg; a bucket that has more replicas than cfg asks for keeps them, and
+// one that has cfg's settings already is not updated, as stream leaves a
+// stream (an update that changes nothing rewrites the bucket's stream
+// configuration, racing on nats-server 2.15.2 with what other processes
+// do to it at the moment).
+func (q *Queue) bucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	if kv, err := q.js.KeyValue(ctx, cfg.Bucket); err == nil {
 		if st, err := kv.Status(ctx); err == nil {
 			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
-				return max(want, bs.StreamInfo().Config.Replicas)
+				have := bs.StreamInfo().Config
+				cfg.Replicas = max(cfg.Replicas, have.Replicas)
+				if bucketHas(have, cfg) {
+					return kv, nil
+				}
 			}
 		}
 	}
-	return want
+	kv, err := q.js.CreateOrUpdateKeyValue(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("queue: bucket %s: %w", cfg.Bucket, err)
+	}
+	return kv, nil
+}
+
+// bucketHas reports whether a bucket whose stream has the configuration
+// have holds the settings of want the queue gives: description, TTL,
+// history, value size, storage and replicas.
+func bucketHas(have jetstream.StreamConfig, want jetstream.KeyValueConfig) bool {
+	maxValue := want.MaxValueSize
+	if maxValue == 0 {
+		maxValue = -1
+	}
+	return have.Description == want.Description && have.MaxAge == want.TTL &&
+		have.MaxMsgsPerSubject == int64(max(want.History, 1)) && have.MaxMsgSize == maxValue &&
+		have.Storage == want.Storage && have.Replicas == max(want.Replicas, 1)
 }
 
 // exclusiveCreate reports whether a server of version v ("2.9.10")

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -63,17 +62,17 @@ func (q *Queue) openRobots(ctx context.Context, id string, logf func(string, ...
 	if !exclusiveCreate(q.nc.ConnectedServerVersion()) {
 		repl = 1
 	}
-	kv, err := q.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	kv, err := q.bucket(ctx, jetstream.KeyValueConfig{
 		Bucket:       RobotsBucket,
 		Description:  "hosts' robots.txt files, shared by the workers of a fleet crawl",
 		TTL:          robotsTTL,
 		History:      1,
 		MaxValueSize: crawl.MaxRobotsSize + 1024,
 		Storage:      jetstream.FileStorage,
-		Replicas:     q.kvReplicas(ctx, RobotsBucket, repl),
+		Replicas:     repl,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("queue: bucket %s: %w", RobotsBucket, err)
+		return nil, err
 	}
 	return &robotsCache{kv: kv, id: id, logf: logf, claimTTL: robotsClaimTTL, errorTTL: robotsErrorTTL}, nil
 }

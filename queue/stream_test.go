@@ -57,3 +57,67 @@ func TestHasSettings(t *testing.T) {
 		t.Errorf("the stream again: %v", err)
 	}
 }
+
+// TestBucketHas: a bucket the queue made has the settings it was made
+// with, each changed setting is seen, and opening it again with the same
+// settings does not update it.
+func TestBucketHas(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	q, err := Open(ctx, Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	for _, want := range []jetstream.KeyValueConfig{
+		{Bucket: "TEST_PLAIN", Description: "a test", Storage: jetstream.FileStorage},
+		{Bucket: "TEST_LIMITS", Description: "a test", TTL: time.Hour, History: 1, MaxValueSize: 4096, Storage: jetstream.FileStorage, Replicas: 1},
+	} {
+		if _, err := q.bucket(ctx, want); err != nil {
+			t.Fatal(err)
+		}
+		info, err := q.js.Stream(ctx, "KV_"+want.Bucket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have := info.CachedInfo().Config
+		if !bucketHas(have, want) {
+			t.Fatalf("the bucket made with %+v lacks its settings: %+v", want, have)
+		}
+		for name, change := range map[string]func(*jetstream.KeyValueConfig){
+			"description": func(c *jetstream.KeyValueConfig) { c.Description = "another" },
+			"ttl":         func(c *jetstream.KeyValueConfig) { c.TTL = time.Minute },
+			"history":     func(c *jetstream.KeyValueConfig) { c.History = 5 },
+			"value size":  func(c *jetstream.KeyValueConfig) { c.MaxValueSize = 8192 },
+			"replicas":    func(c *jetstream.KeyValueConfig) { c.Replicas = 3 },
+		} {
+			w := want
+			change(&w)
+			if bucketHas(have, w) {
+				t.Errorf("%s: %s changed: the bucket has the settings, want not", want.Bucket, name)
+			}
+		}
+		// Opened again with the same settings: no update asked for.
+		updates, err := q.nc.SubscribeSync("$JS.API.STREAM.UPDATE.KV_" + want.Bucket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.bucket(ctx, want); err != nil {
+			t.Fatal(err)
+		}
+		q.nc.Flush()
+		if m, err := updates.NextMsg(100 * time.Millisecond); err == nil {
+			t.Errorf("%s opened again with its settings was updated: %s", want.Bucket, m.Data)
+		}
+		updates.Unsubscribe()
+		// With another setting, it is.
+		w := want
+		w.Description = "another"
+		if _, err := q.bucket(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := q.js.Stream(ctx, "KV_"+want.Bucket); err != nil || s.CachedInfo().Config.Description != "another" {
+			t.Errorf("%s not updated to another description: %v", want.Bucket, err)
+		}
+	}
+}
