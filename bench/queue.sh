@@ -12,9 +12,11 @@
 # --per-host 64 -O into a folder. As every figure of bench/, it is taken on
 # a quiet machine only (bench/lib.sh: BENCH_ALLOW_LOAD=1 marks it LOADED).
 #
-#   bash bench/queue.sh [JOBS]      (default 3000)
+#   bash bench/queue.sh [JOBS]      (default 10000, the issue's count: with
+#                                    3000 a run was a third start and drain)
 #   QUEUE_OUT=dir    write fetch -K's files and the workers' stores under
 #                    dir (default /dev/shm, tmpfs, where there is one)
+#   BATCH=N          enqueue with --batch N (default: fetch enqueue's)
 #
 # The files go to tmpfs by default for the reason bench/small.sh gives: on
 # ext4 the file system's own inode allocation (it scans the inodes deleted
@@ -24,7 +26,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-jobs=${1:-3000}
+jobs=${1:-10000}
 export IT_DIR=${IT_DIR:-$(mktemp -d /tmp/fetch-bench.XXXXXX)}
 mkdir -p "$IT_DIR/bin"
 source "$root/integration_test/lib.sh"
@@ -79,7 +81,7 @@ for n in 1 2; do
 	bash "$root/integration_test/servers/nats.sh" start
 	source "$IT_DIR/nats.env"
 	store=$(mktemp -d "$outdir/store.XXXXXX")
-	"$fetch" enqueue --nats "$FETCH_IT_NATS_URL" -K "$list" >/dev/null
+	"$fetch" enqueue --nats "$FETCH_IT_NATS_URL" ${BATCH:+--batch "$BATCH"} -K "$list" >/dev/null
 	s0=$(server_cpu)
 	t0=$(date +%s.%N)
 	pids=()
@@ -98,6 +100,6 @@ for n in 1 2; do
 	python3 -c "
 jobs, wall, cw, cs, cp = $jobs, $t1 - $t0, $cw, $s1 - $s0, $cp
 per = (cw + cs) / jobs * 1e6
-print(f'workers={$n}: {jobs} jobs in {wall:.2f}s = {jobs / wall:.0f} jobs/s; CPU a job {per:.0f} us (workers {cw / jobs * 1e6:.0f}, servers {cs / jobs * 1e6:.0f}) = {per / (cp / jobs * 1e6):.2f} x fetch -K')"
+print(f'workers={$n}{", batch " + "$BATCH" if "$BATCH" else ""}: {jobs} jobs in {wall:.2f}s = {jobs / wall:.0f} jobs/s; CPU a job {per:.0f} us (workers {cw / jobs * 1e6:.0f}, servers {cs / jobs * 1e6:.0f}) = {per / (cp / jobs * 1e6):.2f} x fetch -K')"
 done
 echo "load: $(load)"

@@ -289,6 +289,8 @@ func (r *run) take(ctx context.Context, idle chan struct{}, freed <-chan struct{
 			// Draining, and the last pull found nothing: look again
 			// soon, for the end (or the jobs other workers hand back)
 			// rather than wait a second a look.
+			wait = 100 * time.Millisecond
+		case r.w.Drain:
 			wait = 250 * time.Millisecond
 		}
 		if reap > 0 {

@@ -139,7 +139,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	err := r.take(ctx, idle, freed, msgs)
 	close(msgs)
 	wg.Wait()
-	r.leases.reap(nil, r.free) // those parked by the last jobs
+	// The slots parked by the last jobs, freed at once: a write each.
+	var freeing sync.WaitGroup
+	r.leases.reap(nil, func(hp string, s *lease) { freeing.Go(func() { r.free(hp, s) }) })
+	freeing.Wait()
 	if err == nil || errors.Is(err, errDrained) {
 		// Draining, the worker waits for the fleet crawl to run dry
 		// too; a failure of the store there stops it.
