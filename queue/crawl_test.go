@@ -457,3 +457,42 @@ func TestStartCrawlAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetCrawlKeepsSlots: a fleet crawl's pages of one host keep the
+// host's slots from page to page (parked, as jobs' are) rather than take
+// and free one for each page: two writes to the lease bucket a page.
+func TestFleetCrawlKeepsSlots(t *testing.T) {
+	const pages = 60
+	site := newModSite(t, pages)
+	q := open(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := queue.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.StartCrawl(ctx, queue.Crawl{Seeds: []string{site.URL + "/p/0.html"}, Depth: 20}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := queue.Writes(ctx, q, "KV_"+queue.HostBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &queue.Worker{Queue: q, Client: client(t), Store: st, Parallel: 2, PerHost: 2, Drain: true}
+	if err := w.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, err := queue.Writes(ctx, q, "KV_"+queue.HostBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if site.hits["/p/59.html"] != 1 {
+		t.Fatalf("the last page requested %d times, want once", site.hits["/p/59.html"])
+	}
+	t.Logf("%d lease writes for %d pages", after-before, pages)
+	if after-before > pages/2 {
+		t.Errorf("%d writes to the lease bucket for %d pages of one host, want at most %d", after-before, pages, pages/2)
+	}
+}

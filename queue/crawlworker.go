@@ -245,7 +245,8 @@ var _ crawl.Validators = storeValidators{}
 
 // leaseSink fetches each request of the crawl holding a per-host lease,
 // as a job's fetch does, so that --per-host holds across the fleet for
-// crawls too. Waiting for a slot here costs no delivery of the link: the
+// crawls too, and keeps it for the host's next page as a job's is kept
+// (see leases.park). Waiting for a slot here costs no delivery of the link: the
 // frontier holds it, telling the server it is in progress.
 type leaseSink struct{ r *run }
 
@@ -258,15 +259,24 @@ func (s *leaseSink) Do(ctx context.Context, c *fetch.Client, req *fetch.Request)
 	if addr == "" {
 		return do(ctx, req)
 	}
-	held, err := s.r.slot(ctx, addr, true)
-	if err != nil {
-		return nil, fmt.Errorf("queue: waiting for a slot to %s: %w", addr, err)
+	// The slot the host's last page left parked, else one taken.
+	held := s.r.leases.unpark(ctx, addr)
+	if held == nil {
+		var err error
+		if held, err = s.r.slot(ctx, addr, true); err != nil {
+			return nil, fmt.Errorf("queue: waiting for a slot to %s: %w", addr, err)
+		}
 	}
 	kctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	go held.keep(kctx, nil)
 	free := sync.OnceFunc(func() {
 		stop()
-		held.release(context.WithoutCancel(ctx))
+		// Parked for the host's next page while the worker takes jobs
+		// (whose loop frees what was parked longer than linger, closing
+		// the idle connections to the host); freed at once otherwise.
+		if ctx.Err() != nil || !s.r.taking.Load() || !s.r.leases.park(addr, held) {
+			s.r.free(addr, held)
+		}
 	})
 	res, err := do(ctx, req)
 	if err != nil {

@@ -30,3 +30,17 @@ func RobotsCacheOf(ctx context.Context, q *Queue, id string, ttl time.Duration) 
 	}
 	return c, err
 }
+
+// Writes is how many messages were ever written to stream name (a
+// key-value bucket's "KV_" + name, its deletes included).
+func Writes(ctx context.Context, q *Queue, name string) (uint64, error) {
+	s, err := q.js.Stream(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return info.State.LastSeq, nil
+}

@@ -136,13 +136,19 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		crawled <- err
 	}()
+	r.taking.Store(true)
 	err := r.take(ctx, idle, freed, msgs)
+	r.taking.Store(false)
 	close(msgs)
 	wg.Wait()
-	// The slots parked by the last jobs, freed at once: a write each.
-	var freeing sync.WaitGroup
-	r.leases.reap(nil, func(hp string, s *lease) { freeing.Go(func() { r.free(hp, s) }) })
-	freeing.Wait()
+	// The slots parked by the last jobs (and pages), freed at once: a
+	// write each.
+	freeParked := func() {
+		var freeing sync.WaitGroup
+		r.leases.reap(nil, func(hp string, s *lease) { freeing.Go(func() { r.free(hp, s) }) })
+		freeing.Wait()
+	}
+	freeParked()
 	if err == nil || errors.Is(err, errDrained) {
 		// Draining, the worker waits for the fleet crawl to run dry
 		// too; a failure of the store there stops it.
@@ -153,6 +159,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		cancel(err)
 		<-crawled
 	}
+	freeParked() // one a page parked as the loop ended
 	if err == nil {
 		err = context.Cause(ctx)
 	}
@@ -171,6 +178,7 @@ type run struct {
 	leases  *leases
 	idle    chan struct{} // a token per free fetch slot (see Run)
 	backlog atomic.Bool   // the last pull filled every free slot: more may be queued
+	taking  atomic.Bool   // the loop taking jobs runs, freeing the slots parked (see leases.reap)
 	freed   chan struct{} // told when a slot frees
 
 	resultMu sync.Mutex // serializes the calls of w.OnResult
