@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -237,9 +238,9 @@ func (br *batchRun) grow() {
 func (br *batchRun) growOne() bool {
 	r := br.r
 	br.mu.Lock()
-	ready := 0
+	ready, now := 0, time.Now()
 	for _, q := range br.queue {
-		if !q.due.After(time.Now()) {
+		if !q.due.After(now) {
 			ready++
 		}
 	}
@@ -247,7 +248,7 @@ func (br *batchRun) growOne() bool {
 	// No lane while the queue has messages for the free slots: a whole
 	// batch in a slot costs the queue a few writes for its jobs, a lane
 	// a lease's two.
-	room := ready > br.lanes-br.inflight && br.lanes < r.leases.perHost && r.idle != nil && time.Now().After(br.full) && !r.backlog.Load()
+	room := ready > br.lanes-br.inflight && br.lanes < r.leases.perHost && r.idle != nil && now.After(br.full) && !r.backlog.Load()
 	br.mu.Unlock()
 	if !room {
 		return false
@@ -371,9 +372,18 @@ func (r *run) finishBatch(ctx context.Context, d *delivery, keys []string, out [
 	}
 	var items []storeItem
 	recs := make([]Record, len(out))
+	lines := make([][]byte, len(out)) // each record's JSON, made once
 	for i := range out {
 		b := &out[i]
-		if !b.stored {
+		if b.stored {
+			line, err := json.Marshal(b.rec)
+			if err != nil {
+				discard()
+				msg.Nak()
+				return err
+			}
+			lines[i] = line
+		} else {
 			if b.err != nil {
 				b.rec.Status = r.status(b.err)
 				b.rec.Kind = kindName(b.err)
@@ -384,7 +394,14 @@ func (r *run) finishBatch(ctx context.Context, d *delivery, keys []string, out [
 			if b.sp != nil {
 				b.rec.Body = keys[i]
 			}
-			items = append(items, storeItem{keys[i], &b.rec, b.sp})
+			line, err := seal(&b.rec, b.sp)
+			if err != nil {
+				discard()
+				msg.Nak()
+				return err
+			}
+			lines[i] = line
+			items = append(items, storeItem{key: keys[i], rec: &b.rec, p: b.sp, line: line})
 		}
 	}
 	if d.commit {
@@ -411,7 +428,7 @@ func (r *run) finishBatch(ctx context.Context, d *delivery, keys []string, out [
 	// meanwhile (see finish).
 	var retry backoff
 	for {
-		err := r.w.Queue.publishResults(ctx, d.key, d.seq, recs)
+		err := r.w.Queue.publishResults(ctx, d.key, d.seq, recs, lines)
 		if err == nil {
 			break
 		}

@@ -43,24 +43,45 @@ type resultBatch struct {
 // messages.
 const batchResults = ResultSubject + ".batch"
 
-// publishResults publishes the records of a batch as one message; its
+// publishResults publishes the records of a batch, recs, as one message
+// (lines their JSON when the caller has it, else nil); its
 // message id (the batch's key and sequence) stores it once when a
 // redelivered batch publishes it again. A message of compressFrom bytes
 // or more is compressed (deflate, the header Content-Encoding saying so):
 // each byte of a result is written by every replica of FETCH_RESULTS, and
 // a batch's records, alike in all but their URLs and digests, shrink to
 // about a third.
-func (q *Queue) publishResults(ctx context.Context, key string, seq uint64, recs []Record) error {
+func (q *Queue) publishResults(ctx context.Context, key string, seq uint64, recs []Record, lines [][]byte) error {
 	done := 0
 	for _, r := range recs {
 		if r.Status == 0 {
 			done++
 		}
 	}
-	data, err := json.Marshal(resultBatch{recs})
-	if err != nil {
-		return err
+	if lines == nil {
+		lines = make([][]byte, len(recs))
+		for i := range recs {
+			line, err := json.Marshal(recs[i])
+			if err != nil {
+				return err
+			}
+			lines[i] = line
+		}
 	}
+	// resultBatch{recs}'s JSON, of the records' JSON made already.
+	n := len(`{"records":[]}`)
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	data := make([]byte, 0, n)
+	data = append(data, `{"records":[`...)
+	for i, l := range lines {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = append(data, l...)
+	}
+	data = append(data, "]}"...)
 	msg := nats.NewMsg(fmt.Sprintf("%s.%s.%d.%d", batchResults, key, done, len(recs)-done))
 	msg.Data = data
 	if len(data) >= compressFrom {
@@ -73,7 +94,7 @@ func (q *Queue) publishResults(ctx context.Context, key string, seq uint64, recs
 		msg.Data = b.Bytes()
 		msg.Header.Set(encodingHeader, "deflate")
 	}
-	_, err = q.js.PublishMsg(ctx, msg, jetstream.WithMsgID(fmt.Sprintf("batch.%s.%d", key, seq)))
+	_, err := q.js.PublishMsg(ctx, msg, jetstream.WithMsgID(fmt.Sprintf("batch.%s.%d", key, seq)))
 	return err
 }
 

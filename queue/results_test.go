@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +32,7 @@ func TestResultsCompressed(t *testing.T) {
 		recs = append(recs, Record{URL: u, Kind: "file", Size: 1000 + int64(i), SHA256: fmt.Sprintf("%064x", i*7919), MediaType: "text/html", Body: Key(u), Worker: "w1", Attempts: 1, Seq: 5})
 	}
 	recs[3].Status, recs[3].Kind, recs[3].Error, recs[3].Body, recs[3].Size = 8, "http-status", "404 Not Found", "", 0
-	if err := q.publishResults(ctx, "abc", 5, recs); err != nil {
+	if err := q.publishResults(ctx, "abc", 5, recs, nil); err != nil {
 		t.Fatal(err)
 	}
 	m, err := q.results.GetLastMsgForSubject(ctx, batchResults+".>")
@@ -73,5 +74,40 @@ func TestResultsCompressed(t *testing.T) {
 	}
 	if r := records(bm); r != nil {
 		t.Errorf("a message inflating past the bound gave %d records", len(r))
+	}
+}
+
+// TestResultsJSON: the message made of the records' JSON made once is
+// byte for byte resultBatch's JSON.
+func TestResultsJSON(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	q, err := Open(ctx, Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	recs := []Record{{URL: "http://127.0.0.1/a", Kind: "file", Size: 3}, {URL: "http://127.0.0.1/b", Status: 8, Kind: "http-status", Error: "404 \"Not\" Found"}}
+	var lines [][]byte
+	for _, r := range recs {
+		l, err := seal(&r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	if err := q.publishResults(ctx, "k", 1, recs, lines); err != nil {
+		t.Fatal(err)
+	}
+	m, err := q.results.GetLastMsgForSubject(ctx, batchResults+".>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(resultBatch{recs})
+	if string(m.Data) != string(want) {
+		t.Errorf("published %s, want %s", m.Data, want)
+	}
+	if !strings.HasSuffix(m.Subject, ".1.1") {
+		t.Errorf("subject %s, want the counts 1 done, 1 failed", m.Subject)
 	}
 }

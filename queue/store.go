@@ -169,18 +169,31 @@ func (p *spool) place(name string) error {
 // of the machine) that JetStream's own file store, syncing every two
 // minutes by default, does not give either.
 func (s *Store) commit(key string, rec *Record, p *spool) (stored bool, err error) {
-	got, err := s.commitAll([]storeItem{{key, rec, p}})
+	got, err := s.commitAll([]storeItem{{key: key, rec: rec, p: p}})
 	if err != nil {
 		return false, err
 	}
 	return got[0], nil
 }
 
-// storeItem is one record to store, with its body (nil for none).
+// storeItem is one record to store, with its body (nil for none), and
+// the record's JSON when the caller made it already (see seal).
 type storeItem struct {
-	key string
-	rec *Record
-	p   *spool
+	key  string
+	rec  *Record
+	p    *spool
+	line []byte
+}
+
+// seal sets rec's size and digest from the body p (nil for none) and
+// returns rec's JSON: a record made once for both the store's line and the
+// results message.
+func seal(rec *Record, p *spool) ([]byte, error) {
+	if p != nil {
+		rec.Size = p.n
+		rec.SHA256 = hex.EncodeToString(p.hash.Sum(nil))
+	}
+	return json.Marshal(rec)
 }
 
 // commitAll stores each item as commit does, under one take of the
@@ -195,10 +208,11 @@ func (s *Store) commitAll(items []storeItem) (stored []bool, err error) {
 			}
 		}
 	}()
-	for _, it := range items {
-		if it.p != nil {
-			it.rec.Size = it.p.n
-			it.rec.SHA256 = hex.EncodeToString(it.p.hash.Sum(nil))
+	for i, it := range items {
+		if it.line == nil {
+			if items[i].line, err = seal(it.rec, it.p); err != nil {
+				return nil, err
+			}
 		}
 	}
 	s.mu.Lock()
@@ -235,11 +249,7 @@ func (s *Store) commitAll(items []storeItem) (stored []bool, err error) {
 				}
 			}
 		}
-		line, err := json.Marshal(rec)
-		if err != nil {
-			return nil, err
-		}
-		lines = append(append(lines, line...), '\n')
+		lines = append(append(lines, it.line...), '\n')
 		s.seen[it.key] = seenJob{seq: rec.Seq, crawl: rec.Crawl, status: rec.Status, kind: rec.Kind, modTime: rec.ModTime, etag: rec.ETag, mediaType: rec.MediaType}
 		stored[i] = true
 	}
