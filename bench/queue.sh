@@ -100,6 +100,6 @@ for n in 1 2; do
 	python3 -c "
 jobs, wall, cw, cs, cp = $jobs, $t1 - $t0, $cw, $s1 - $s0, $cp
 per = (cw + cs) / jobs * 1e6
-print(f'workers={$n}{", batch " + "$BATCH" if "$BATCH" else ""}: {jobs} jobs in {wall:.2f}s = {jobs / wall:.0f} jobs/s; CPU a job {per:.0f} us (workers {cw / jobs * 1e6:.0f}, servers {cs / jobs * 1e6:.0f}) = {per / (cp / jobs * 1e6):.2f} x fetch -K')"
+print(f'workers=$n${BATCH:+, batch $BATCH}: {jobs} jobs in {wall:.2f}s = {jobs / wall:.0f} jobs/s; CPU a job {per:.0f} us (workers {cw / jobs * 1e6:.0f}, servers {cs / jobs * 1e6:.0f}) = {per / (cp / jobs * 1e6):.2f} x fetch -K')"
 done
 echo "load: $(load)"
