@@ -433,72 +433,46 @@ func TestBatchLanes(t *testing.T) {
 	}
 }
 
-// TestLeaseKeptForTheHostsNextJob: a job's host slot goes to the next
-// job of the host waiting in the worker, not freed and taken again (a
-// delete and a create a job): 40 jobs one a message, --per-host 1, cost
-// far fewer than 80 writes to the lease bucket.
-func TestLeaseKeptForTheHostsNextJob(t *testing.T) {
-	site := newBatchSite(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	q, err := Open(ctx, Options{StateDir: t.TempDir(), Batch: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	if _, _, err := q.Enqueue(ctx, seqOf(site.urls(40))); err != nil {
-		t.Fatal(err)
-	}
-	before := lastSeq(t, q, "KV_"+HostBucket)
-	st, err := OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &Worker{Queue: q, Client: testClient(t), Store: st, Parallel: 4, PerHost: 1, Drain: true}
-	if err := w.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got := len(storeLines(t, st.Dir())); got != 40 {
-		t.Errorf("%d records, want 40", got)
-	}
-	writes := lastSeq(t, q, "KV_"+HostBucket) - before
-	t.Logf("%d lease writes for 40 jobs", writes)
-	if writes > 20 {
-		t.Errorf("%d writes to the lease bucket for 40 jobs of one host, want at most 20", writes)
-	}
-}
-
-// TestLeasesKeptFromBatchToBatch: one host's batches, message after
-// message, keep the host's slots from one batch to the next (see linger)
-// rather than free and take them again for each batch: two writes to the
-// replicated lease bucket for each batch and lane.
-func TestLeasesKeptFromBatchToBatch(t *testing.T) {
-	site := newBatchSite(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	q, err := Open(ctx, Options{StateDir: t.TempDir(), Batch: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	if _, _, err := q.Enqueue(ctx, seqOf(site.urls(160))); err != nil {
-		t.Fatal(err)
-	}
-	before := lastSeq(t, q, "KV_"+HostBucket)
-	st, err := OpenStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &Worker{Queue: q, Client: testClient(t), Store: st, Parallel: 4, PerHost: 4, Drain: true}
-	if err := w.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got := len(storeLines(t, st.Dir())); got != 160 {
-		t.Errorf("%d records, want 160", got)
-	}
-	writes := lastSeq(t, q, "KV_"+HostBucket) - before
-	t.Logf("%d lease writes for 20 batches", writes)
-	if writes > 16 {
-		t.Errorf("%d writes to the lease bucket for 20 batches of one host, want at most 16 (a take and a free of each of 4 slots, twice)", writes)
+// TestLeaseWrites: a host's slot is kept for the host's next job or
+// batch, not freed and taken again (a delete and a create each): the
+// next job of the host waiting in the worker takes it (40 jobs one a
+// message, --per-host 1: far fewer than 80 writes to the lease bucket),
+// and a slot parked at a batch's end waits a moment for the host's next
+// batch (see linger; 20 batches of 8 at --per-host 4: 30 writes
+// without it).
+func TestLeaseWrites(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		batch, jobs       int
+		parallel, perHost int
+		maxWrites         uint64
+	}{
+		{"next job", 1, 40, 4, 1, 20},
+		{"next batch", 8, 160, 4, 4, 16},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			site := newBatchSite(t)
+			q, ctx := openQueue(t, Options{Batch: tt.batch})
+			if _, _, err := q.Enqueue(ctx, seqOf(site.urls(tt.jobs))); err != nil {
+				t.Fatal(err)
+			}
+			before := lastSeq(t, q, "KV_"+HostBucket)
+			st, err := OpenStore(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := &Worker{Queue: q, Client: testClient(t), Store: st, Parallel: tt.parallel, PerHost: tt.perHost, Drain: true}
+			if err := w.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(storeLines(t, st.Dir())); got != tt.jobs {
+				t.Errorf("%d records, want %d", got, tt.jobs)
+			}
+			writes := lastSeq(t, q, "KV_"+HostBucket) - before
+			t.Logf("%d lease writes for %d jobs", writes, tt.jobs)
+			if writes > tt.maxWrites {
+				t.Errorf("%d writes to the lease bucket for %d jobs of one host, want at most %d", writes, tt.jobs, tt.maxWrites)
+			}
+		})
 	}
 }

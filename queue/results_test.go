@@ -3,13 +3,11 @@ package queue
 import (
 	"bytes"
 	"compress/flate"
-	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -19,13 +17,7 @@ import (
 // smaller than their JSON, and read back whole by Export; a message that
 // would inflate past maxResults gives no records.
 func TestResultsCompressed(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	q, err := Open(ctx, Options{StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
+	q, ctx := openQueue(t, Options{})
 	var recs []Record
 	for i := range 64 {
 		u := fmt.Sprintf("http://127.0.0.1:8080/page/%d.html", i)
@@ -80,13 +72,7 @@ func TestResultsCompressed(t *testing.T) {
 // TestResultsJSON: the message made of the records' JSON made once is
 // byte for byte resultBatch's JSON.
 func TestResultsJSON(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	q, err := Open(ctx, Options{StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
+	q, ctx := openQueue(t, Options{})
 	recs := []Record{{URL: "http://127.0.0.1/a", Kind: "file", Size: 3}, {URL: "http://127.0.0.1/b", Status: 8, Kind: "http-status", Error: "404 \"Not\" Found"}}
 	var lines [][]byte
 	for _, r := range recs {

@@ -62,13 +62,7 @@ func TestHasSettings(t *testing.T) {
 // with, each changed setting is seen, and opening it again with the same
 // settings does not update it.
 func TestBucketHas(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	q, err := Open(ctx, Options{StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
+	q, ctx := openQueue(t, Options{})
 	for _, want := range []jetstream.KeyValueConfig{
 		{Bucket: "TEST_PLAIN", Description: "a test", Storage: jetstream.FileStorage},
 		{Bucket: "TEST_LIMITS", Description: "a test", TTL: time.Hour, History: 1, MaxValueSize: 4096, Storage: jetstream.FileStorage, Replicas: 1},
