@@ -460,9 +460,11 @@ func TestStartCrawlAtOnce(t *testing.T) {
 
 // TestFleetCrawlKeepsSlots: a fleet crawl's pages of one host keep the
 // host's slots from page to page (parked, as jobs' are) rather than take
-// and free one for each page: two writes to the lease bucket a page.
+// and free one for each page: two writes to the lease bucket a page (600
+// here; 138 when only the pages fetched while the worker still took jobs
+// kept theirs).
 func TestFleetCrawlKeepsSlots(t *testing.T) {
-	const pages = 60
+	const pages = 300
 	site := newModSite(t, pages)
 	q := open(t, t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -488,11 +490,13 @@ func TestFleetCrawlKeepsSlots(t *testing.T) {
 	}
 	site.mu.Lock()
 	defer site.mu.Unlock()
-	if site.hits["/p/59.html"] != 1 {
-		t.Fatalf("the last page requested %d times, want once", site.hits["/p/59.html"])
+	if site.hits["/p/299.html"] != 1 {
+		t.Fatalf("the last page requested %d times, want once", site.hits["/p/299.html"])
 	}
 	t.Logf("%d lease writes for %d pages", after-before, pages)
-	if after-before > pages/2 {
-		t.Errorf("%d writes to the lease bucket for %d pages of one host, want at most %d", after-before, pages, pages/2)
+	// Most pages come after the worker's loop taking jobs ended (no job
+	// is queued): what they park is freed when due all the same.
+	if after-before > pages/10 {
+		t.Errorf("%d writes to the lease bucket for %d pages of one host, want at most %d", after-before, pages, pages/10)
 	}
 }

@@ -271,10 +271,9 @@ func (s *leaseSink) Do(ctx context.Context, c *fetch.Client, req *fetch.Request)
 	go held.keep(kctx, nil)
 	free := sync.OnceFunc(func() {
 		stop()
-		// Parked for the host's next page while the worker takes jobs
-		// (whose loop frees what was parked longer than linger, closing
-		// the idle connections to the host); freed at once otherwise.
-		if ctx.Err() != nil || !s.r.taking.Load() || !s.r.leases.park(addr, held) {
+		// Parked for the host's next page (what is parked longer than
+		// linger is freed, closing the idle connections to the host).
+		if ctx.Err() != nil || !s.r.leases.park(addr, held) {
 			s.r.free(addr, held)
 		}
 	})

@@ -136,9 +136,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		crawled <- err
 	}()
-	r.taking.Store(true)
 	err := r.take(ctx, idle, freed, msgs)
-	r.taking.Store(false)
 	close(msgs)
 	wg.Wait()
 	// The slots parked by the last jobs (and pages), freed at once: a
@@ -149,6 +147,23 @@ func (w *Worker) Run(ctx context.Context) error {
 		freeing.Wait()
 	}
 	freeParked()
+	// While the fleet crawl goes on, the slots its pages park are freed
+	// when due, as the loop taking jobs did.
+	stopReaping, reaped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(reaped)
+		for {
+			next := r.leases.reap(func(string) bool { return false }, r.free)
+			if next == 0 {
+				next = linger
+			}
+			select {
+			case <-stopReaping:
+				return
+			case <-time.After(next):
+			}
+		}
+	}()
 	if err == nil || errors.Is(err, errDrained) {
 		// Draining, the worker waits for the fleet crawl to run dry
 		// too; a failure of the store there stops it.
@@ -159,7 +174,9 @@ func (w *Worker) Run(ctx context.Context) error {
 		cancel(err)
 		<-crawled
 	}
-	freeParked() // one a page parked as the loop ended
+	close(stopReaping)
+	<-reaped
+	freeParked() // those the last pages parked
 	if err == nil {
 		err = context.Cause(ctx)
 	}
@@ -178,7 +195,6 @@ type run struct {
 	leases  *leases
 	idle    chan struct{} // a token per free fetch slot (see Run)
 	backlog atomic.Bool   // the last pull filled every free slot: more may be queued
-	taking  atomic.Bool   // the loop taking jobs runs, freeing the slots parked (see leases.reap)
 	freed   chan struct{} // told when a slot frees
 
 	resultMu sync.Mutex // serializes the calls of w.OnResult
